@@ -1,0 +1,101 @@
+"""DuckDB connections, configured on purpose for logs larger than memory.
+
+DuckDB's defaults suit interactive use: 80 % of RAM, a spill folder in the working
+directory (which may be the user's log set), insertion order kept. The reconciler
+sets each of them: a memory limit, a spill folder of its own that it removes, and
+UTC as the session time zone so that zoned timestamps convert without surprises.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+DEFAULT_MEMORY_LIMIT = "4GB"
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """Resources the engine may use.
+
+    ``memory_limit`` is DuckDB's (e.g. ``"4GB"``), past which sorts, joins and
+    windows spill into ``temp_directory`` (default: a fresh folder under the system
+    temporary directory, removed on close). ``threads`` defaults to every core.
+    Environment variables ``RECONCILE_MEMORY_LIMIT``, ``RECONCILE_TEMP_DIR`` and
+    ``RECONCILE_THREADS`` override the defaults.
+    """
+
+    memory_limit: str | None = None
+    temp_directory: Path | None = None
+    threads: int | None = None
+
+    @classmethod
+    def from_env(cls) -> EngineConfig:
+        threads = os.environ.get("RECONCILE_THREADS")
+        temp = os.environ.get("RECONCILE_TEMP_DIR")
+        return cls(
+            memory_limit=os.environ.get("RECONCILE_MEMORY_LIMIT"),
+            temp_directory=Path(temp) if temp else None,
+            threads=int(threads) if threads else None,
+        )
+
+
+class Engine:
+    """One DuckDB connection and the spill folder it owns."""
+
+    def __init__(self, config: EngineConfig | None = None) -> None:
+        config = config or EngineConfig.from_env()
+        self._owned_temp: Path | None = None
+        if config.temp_directory is None:
+            self._owned_temp = Path(tempfile.mkdtemp(prefix="reconcile-spill-"))
+            temp = self._owned_temp
+        else:
+            temp = config.temp_directory
+        self.con = duckdb.connect(":memory:")
+        settings = {
+            "memory_limit": config.memory_limit or DEFAULT_MEMORY_LIMIT,
+            "temp_directory": str(temp),
+            "preserve_insertion_order": False,
+            "TimeZone": "UTC",
+            "enable_progress_bar": False,
+        }
+        if config.threads:
+            settings["threads"] = config.threads
+        for name, value in settings.items():
+            # SET takes no bound parameters; the names are ours, values are quoted.
+            self.con.execute(f"SET {name} = {_literal(value)}")
+
+    def close(self) -> None:
+        self.con.close()
+        if self._owned_temp is not None:
+            shutil.rmtree(self._owned_temp, ignore_errors=True)
+            self._owned_temp = None
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _literal(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    return quote_literal(str(value))
+
+
+def quote_identifier(name: str) -> str:
+    """An SQL identifier, double-quoted."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def quote_literal(value: str) -> str:
+    """An SQL string literal, single-quoted."""
+    return "'" + value.replace("'", "''") + "'"

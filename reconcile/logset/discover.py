@@ -1,0 +1,138 @@
+"""Finding a log set's tables on disk: one discovery for every engine.
+
+A table is ``<table>.parquet`` or a folder ``<table>/`` of Parquet files, possibly
+under hive-style ``key=value/`` folders (CONTRACT.md §1). Files and folders whose
+name starts with ``.`` or ``_`` (``_SUCCESS``, ``.crc``) are skipped, as Spark and
+Hive write them beside data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote
+
+from reconcile.errors import InputError
+from reconcile.problems import Problem
+from reconcile_schemas import TABLES
+
+
+@dataclass(frozen=True)
+class TableFiles:
+    """The files of one table, sorted, with each file's hive key values."""
+
+    name: str
+    root: Path
+    files: tuple[Path, ...]
+    hive: tuple[dict[str, str], ...]
+
+    @property
+    def is_folder(self) -> bool:
+        return self.root.is_dir()
+
+    @property
+    def hive_keys(self) -> tuple[str, ...]:
+        """The hive keys of the first file (every file must have the same)."""
+        return tuple(self.hive[0]) if self.hive else ()
+
+
+@dataclass(frozen=True)
+class LogSetFiles:
+    """Where a log set's tables are; ``problems`` are layout errors found."""
+
+    root: Path
+    tables: dict[str, TableFiles]
+    problems: tuple[Problem, ...]
+
+    def relative(self, path: str | Path) -> str:
+        """A file's name as shown to users: relative to the log set."""
+        return relative_name(self.root, Path(path))
+
+
+def relative_name(root: Path, path: Path) -> str:
+    """A path as shown to users: relative to the log set root where it lies below it."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _hidden(name: str) -> bool:
+    return name.startswith((".", "_"))
+
+
+def _hive_values(table_root: Path, file: Path) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for part in file.relative_to(table_root).parts[:-1]:
+        key, sep, value = part.partition("=")
+        if sep and key:
+            values[key] = unquote(value)
+    return values
+
+
+def _folder_files(folder: Path) -> list[Path]:
+    found: list[Path] = []
+    for path in sorted(folder.rglob("*.parquet")):
+        relative = path.relative_to(folder).parts
+        if any(_hidden(part) for part in relative) or not path.is_file():
+            continue
+        found.append(path)
+    return found
+
+
+def discover(path: str | Path) -> LogSetFiles:
+    """Find the contract tables under a log set directory.
+
+    Raises :class:`InputError` when the directory does not exist or is not a
+    directory; a directory without tables is reported as problems, so that a
+    validation run states every reason at once.
+    """
+    root = Path(path)
+    if not root.exists():
+        raise InputError(f"log set {root}: no such directory")
+    if not root.is_dir():
+        raise InputError(f"log set {root}: not a directory (a log set is a folder of tables)")
+    root = root.resolve()
+    tables: dict[str, TableFiles] = {}
+    problems: list[Problem] = []
+    for name in TABLES:
+        single = root / f"{name}.parquet"
+        folder = root / name
+        if single.exists() and folder.is_dir():
+            problems.append(
+                Problem(
+                    check="ambiguous_table",
+                    table=name,
+                    files=(f"{name}.parquet", f"{name}/"),
+                    message=f"table {name} is both {name}.parquet and a folder {name}/;"
+                    " keep one of them",
+                )
+            )
+            continue
+        if single.is_file():
+            tables[name] = TableFiles(name, single, (single,), ({},))
+        elif folder.is_dir():
+            files = _folder_files(folder)
+            hive = tuple(_hive_values(folder, f) for f in files)
+            tables[name] = TableFiles(name, folder, tuple(files), hive)
+            key_sets = {tuple(sorted(h)) for h in hive}
+            if len(key_sets) > 1:
+                problems.append(
+                    Problem(
+                        check="hive_keys_differ",
+                        table=name,
+                        files=tuple(relative_name(root, f) for f in files[:3]),
+                        message=f"the files of {name}/ sit under different hive keys "
+                        f"({'; '.join(', '.join(k) or '(none)' for k in sorted(key_sets))});"
+                        " every file of a table needs the same key=value folders",
+                    )
+                )
+    if not tables and not problems:
+        problems.append(
+            Problem(
+                check="empty_log_set",
+                message=f"{root} holds no contract table (looked for "
+                f"<table>.parquet or <table>/ for {', '.join(TABLES)})",
+            )
+        )
+    return LogSetFiles(root, tables, tuple(problems))

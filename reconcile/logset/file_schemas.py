@@ -1,0 +1,47 @@
+"""Reading each file's column names and types from its Parquet footer alone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from reconcile.logset.discover import LogSetFiles, TableFiles
+from reconcile.problems import Problem
+
+
+@dataclass(frozen=True)
+class FileSchema:
+    """The columns of one file: its own, and the hive keys of its folders (strings)."""
+
+    path: Path
+    columns: dict[str, pa.DataType]
+    hive: dict[str, str]
+
+
+def read_file_schemas(
+    logset: LogSetFiles, table: TableFiles
+) -> tuple[list[FileSchema], list[Problem]]:
+    """Each file's schema; files whose footer cannot be read become problems."""
+    schemas: list[FileSchema] = []
+    problems: list[Problem] = []
+    for path, hive in zip(table.files, table.hive, strict=True):
+        try:
+            arrow_schema = pq.read_schema(path)
+        except (OSError, pa.ArrowException) as error:
+            problems.append(
+                Problem(
+                    check="unreadable_file",
+                    table=table.name,
+                    files=(logset.relative(path),),
+                    message=f"cannot be read as Parquet: {error}",
+                )
+            )
+            continue
+        columns = {field.name: field.type for field in arrow_schema}
+        for key in hive:
+            columns.setdefault(key, pa.string())
+        schemas.append(FileSchema(path, columns, hive))
+    return schemas, problems

@@ -1,0 +1,140 @@
+"""A log set opened for reading: DuckDB views and Polars frames over its files.
+
+Nothing is copied: each table is a DuckDB view over ``read_parquet`` of its files,
+registered in the log set's own connection under the table's name, and a Polars
+LazyFrame over the same files; both come from one discovery and one normalization.
+An absent optional table is an empty view, so that queries need not ask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from reconcile.db import Engine, EngineConfig
+from reconcile.errors import InputError, InvalidLogSet
+from reconcile.logset.coordinate import coordinate_columns, infer_coordinate
+from reconcile.logset.discover import LogSetFiles, discover
+from reconcile.logset.file_schemas import FileSchema, read_file_schemas
+from reconcile.logset.normalize import duckdb_empty, duckdb_projection, polars_frame
+from reconcile_schemas import TABLES, CoordinateType, table_schema
+
+_READ_PARQUET = (
+    "SELECT * FROM read_parquet($files, hive_partitioning = $hive,"
+    " hive_types_autocast = false, union_by_name = true,"
+    " filename = '__file', file_row_number = true)"
+)
+
+
+class LogSet:
+    """The tables of one log set, normalized, in one DuckDB connection."""
+
+    def __init__(
+        self,
+        files: LogSetFiles,
+        file_schemas: Mapping[str, Sequence[FileSchema]],
+        coordinate: CoordinateType,
+        engine: Engine,
+        *,
+        skip: frozenset[str] = frozenset(),
+    ) -> None:
+        self.files = files
+        self.file_schemas = dict(file_schemas)
+        self.coordinate = coordinate
+        self.engine = engine
+        self.skipped = skip
+        for name in TABLES:
+            if name not in skip:
+                self._register(name)
+
+    @property
+    def path(self) -> Path:
+        return self.files.root
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        return self.engine.con
+
+    @property
+    def present(self) -> tuple[str, ...]:
+        """The tables the log set has, in contract order."""
+        return tuple(name for name in TABLES if name in self.files.tables)
+
+    def has(self, table: str) -> bool:
+        return table in self.files.tables
+
+    def _register(self, name: str) -> None:
+        schema = table_schema(name, self.coordinate)
+        table = self.files.tables.get(name)
+        schemas = self.file_schemas.get(name, [])
+        if table is None or not schemas:
+            relation = self.con.sql(duckdb_empty(schema, self.coordinate))
+        else:
+            raw = self.con.sql(
+                _READ_PARQUET,
+                params={
+                    "files": [str(f.path) for f in schemas],
+                    "hive": bool(table.hive_keys),
+                },
+            )
+            relation = raw.select(
+                duckdb_projection(schema, self.coordinate, raw.columns, table.hive_keys)
+            )
+        relation.create_view(name, replace=True)
+
+    def relation(self, table: str) -> duckdb.DuckDBPyRelation:
+        """The normalized DuckDB view of a table."""
+        if table not in TABLES:
+            raise KeyError(f"no contract table {table!r}")
+        if table in self.skipped:
+            raise InputError(f"table {table} of {self.path} could not be read")
+        return self.con.table(table)
+
+    def lazyframe(self, table: str) -> pl.LazyFrame:
+        """The normalized Polars LazyFrame of a table (empty when absent)."""
+        if table in self.skipped:
+            raise InputError(f"table {table} of {self.path} could not be read")
+        return polars_frame(
+            table_schema(table, self.coordinate), self.coordinate, self.file_schemas.get(table, [])
+        )
+
+    def close(self) -> None:
+        self.engine.close()
+
+    def __enter__(self) -> LogSet:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def read_layout(path: str | Path) -> tuple[LogSetFiles, dict[str, list[FileSchema]]]:
+    """Discovery plus each file's footer schema; problems are kept in the results."""
+    files = discover(path)
+    schemas: dict[str, list[FileSchema]] = {}
+    for name, table in files.tables.items():
+        schemas[name], _ = read_file_schemas(files, table)
+    return files, schemas
+
+
+def open_logset(
+    path: str | Path, *, config: EngineConfig | None = None, validate: bool = True
+) -> LogSet:
+    """Open a log set for the engine and for notebooks.
+
+    With ``validate`` (the default) the log set is first checked against the
+    contract, and :class:`InvalidLogSet` raised with the full report when it
+    breaks it; without, it is only read, and queries may fail on bad input.
+    """
+    if validate:
+        from reconcile.validate import validate_logset
+
+        report = validate_logset(path, config=config)
+        if not report.ok:
+            raise InvalidLogSet(report)
+    files, schemas = read_layout(path)
+    coordinate = infer_coordinate(coordinate_columns(schemas))
+    return LogSet(files, schemas, coordinate, Engine(config))

@@ -1,0 +1,46 @@
+"""A problem found in a log set: where it is, what rule it breaks, and examples.
+
+Problems are plain data; validation collects them all before anything is reported,
+and the renderers (text, JSON, a Polars frame) sit on top.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One broken rule of the contract, in one table and column.
+
+    ``files`` lists the files (relative to the log set) where it was found, and
+    ``failing_rows`` how many rows break it (``None`` when the problem is not about
+    rows, such as an unreadable file). ``examples`` holds a few offending rows, each
+    with its ``file`` and ``row`` (0-based row number within the file) when known.
+    """
+
+    check: str
+    message: str
+    table: str | None = None
+    column: str | None = None
+    files: tuple[str, ...] = ()
+    failing_rows: int | None = None
+    examples: tuple[dict[str, Any], ...] = field(default=())
+
+    @property
+    def file(self) -> str | None:
+        """The first file the problem was found in."""
+        return self.files[0] if self.files else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "table": self.table,
+            "file": self.file,
+            "files": list(self.files),
+            "column": self.column,
+            "check": self.check,
+            "message": self.message,
+            "failing_rows": self.failing_rows,
+            "examples": [dict(e) for e in self.examples],
+        }

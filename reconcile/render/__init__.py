@@ -1,0 +1,1 @@
+"""Renderers: text and JSON views of result objects. Nothing here computes."""

@@ -1,0 +1,69 @@
+"""The validation report as text for a terminal, and as JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from reconcile.problems import Problem
+from reconcile.validate.report import ValidationReport
+
+def _value(value: Any) -> str:
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _example(example: dict[str, Any]) -> str:
+    where = example.get("file") or ""
+    if example.get("row") is not None:
+        where += f" row {example['row']}"
+    values = " ".join(
+        f"{k}={_value(v)}" for k, v in example.items() if k not in ("file", "row")
+    )
+    return f"{where}: {values}" if where else values
+
+
+def _files(problem: Problem) -> str:
+    shown = ", ".join(problem.files[:3])
+    more = len(problem.files) - 3
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _problem(number: int, problem: Problem) -> list[str]:
+    head = [problem.table or "log set"]
+    if problem.column:
+        head.append(f"column {problem.column}")
+    head.append(f"check {problem.check}")
+    if problem.failing_rows is not None:
+        rows = problem.failing_rows
+        head.append(f"{rows:,} row{'s' if rows != 1 else ''}")
+    lines = [f"{number}. " + " | ".join(head)]
+    if problem.files:
+        lines.append(f"   file{'s' if len(problem.files) > 1 else ''}: {_files(problem)}")
+    lines.append(f"   {problem.message}")
+    lines.extend(f"   e.g. {_example(e)}" for e in problem.examples)
+    return lines
+
+
+def render_text(report: ValidationReport) -> str:
+    """A report a person reads top to bottom: what was read, then each problem."""
+    lines = [f"log set: {report.logset}", f"coordinate type: {report.coordinate}"]
+    for table in report.tables:
+        rows = "not scanned" if table.rows is None else f"{table.rows:,} rows"
+        lines.append(
+            f"  {table.name:<16} {table.files} file{'s' if table.files != 1 else ''}, {rows}"
+        )
+    lines.append("")
+    if report.ok:
+        lines.append("VALID: no problems found")
+        return "\n".join(lines)
+    count = len(report.problems)
+    lines.append(f"INVALID: {count} problem{'s' if count > 1 else ''}")
+    for number, problem in enumerate(report.problems, 1):
+        lines.append("")
+        lines.extend(_problem(number, problem))
+    return "\n".join(lines)
+
+
+def render_json(report: ValidationReport) -> str:
+    return json.dumps(report.to_dict(), indent=2, default=str)

@@ -1,0 +1,79 @@
+"""Validating a log set against the contract (CONTRACT.md §1, §3).
+
+The run is a fixed sequence of steps, each collecting problems rather than stopping
+at the first: layout and footers (no data read), then one scan per table for its
+row checks, a uniqueness check where the table has a key, then the cross-table
+rules. A table whose files or types are broken is not scanned, and rules that read
+it are not run, so that one fault is not reported again as many.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reconcile.db import Engine, EngineConfig
+from reconcile.logset.coordinate import coordinate_columns, infer_coordinate
+from reconcile.logset.discover import discover
+from reconcile.logset.file_schemas import FileSchema, read_file_schemas
+from reconcile.logset.load import LogSet
+from reconcile.problems import Problem
+from reconcile.validate.data import check_rows, check_rule, check_unique
+from reconcile.validate.report import TableRead, ValidationReport
+from reconcile.validate.structure import check_structure
+from reconcile_schemas import TABLES, load_rules
+
+DEFAULT_EXAMPLES = 5
+
+
+def validate_logset(
+    path: str | Path,
+    *,
+    config: EngineConfig | None = None,
+    max_examples: int = DEFAULT_EXAMPLES,
+) -> ValidationReport:
+    """Check a log set and report every problem found.
+
+    Raises :class:`~reconcile.errors.InputError` only when there is no directory to
+    read; everything else wrong with the log set is a problem in the report.
+    """
+    files = discover(path)
+    file_schemas: dict[str, list[FileSchema]] = {}
+    read_problems: list[Problem] = []
+    for name, table in files.tables.items():
+        file_schemas[name], problems = read_file_schemas(files, table)
+        read_problems.extend(problems)
+    coordinate_cols = coordinate_columns(file_schemas)
+    coordinate = infer_coordinate(coordinate_cols)
+    structure = check_structure(files, file_schemas, read_problems, coordinate_cols, coordinate)
+    problems = list(structure.problems)
+    rows: dict[str, int] = {}
+    with Engine(config) as engine:
+        logset = LogSet(files, file_schemas, coordinate, engine, skip=structure.broken)
+        scanned = [t for t in logset.present if t not in structure.broken]
+        for table in scanned:
+            table_problems, count = check_rows(logset, table, max_examples)
+            problems.extend(table_problems)
+            if count is None:
+                continue
+            rows[table] = count
+            problems.extend(check_unique(logset, table, max_examples))
+        unreadable = {p.table for p in problems if p.check.startswith("unreadable")}
+        for rule in load_rules():
+            if not rule.requires <= set(logset.present):
+                continue
+            if rule.reads & (structure.broken | unreadable):
+                continue
+            problems.extend(check_rule(logset, rule, max_examples))
+    return ValidationReport(
+        logset=str(files.root),
+        coordinate=coordinate.value,
+        problems=tuple(problems),
+        tables=tuple(
+            TableRead(name, len(files.tables[name].files), rows.get(name))
+            for name in TABLES
+            if name in files.tables
+        ),
+    )
+
+
+__all__ = ["ValidationReport", "validate_logset"]

@@ -1,0 +1,104 @@
+"""Translating a table's Pandera schema into DuckDB failure predicates.
+
+The schema is the one declaration of a table's row rules (``reconcile_schemas``);
+Pandera runs it on in-memory frames, and this module states each of its checks as
+an SQL predicate that is true on a failing row, so that DuckDB can run them all in
+one pass over files larger than memory. Built-in checks are read from their name
+and statistics; row rules carry their own SQL. A check this module does not know is
+an error in the schema, raised at once rather than skipped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandera.polars as pa
+
+from reconcile.db import quote_identifier, quote_literal
+from reconcile_schemas import ROW_RULE
+
+
+@dataclass(frozen=True)
+class DataCheck:
+    """One row check: ``fails`` is an SQL predicate true on the rows that break it."""
+
+    check: str
+    column: str
+    fails: str
+    message: str
+    shows: tuple[str, ...]
+
+
+def _sql_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return quote_literal(value)
+    raise TypeError(f"no SQL literal for {value!r}")
+
+
+def _column_check(name: str, check: pa.Check) -> DataCheck:
+    ident = quote_identifier(name)
+    stats = check.statistics or {}
+    if check.name == "isin":
+        allowed = list(stats["allowed_values"])
+        fails = f"{ident} IS NOT NULL AND {ident} NOT IN ({', '.join(map(_sql_value, allowed))})"
+        message = f"{name} must be one of {', '.join(allowed)}"
+    elif check.name == "greater_than_or_equal_to":
+        fails = f"{ident} < {_sql_value(stats['min_value'])}"
+        message = f"{name} must be >= {stats['min_value']}"
+    elif check.name == "greater_than":
+        fails = f"{ident} <= {_sql_value(stats['min_value'])}"
+        message = f"{name} must be > {stats['min_value']}"
+    else:
+        raise ValueError(f"check {check.name!r} on column {name} has no SQL translation")
+    return DataCheck(check.name, name, fails, message, (name,))
+
+
+def _row_rule(check: pa.Check) -> DataCheck:
+    stats = check.statistics or {}
+    if stats.get("kind") != ROW_RULE:
+        raise ValueError(f"table check {check.name!r} is not a row rule with SQL")
+    columns = tuple(stats["columns"])
+    return DataCheck(
+        check=str(check.name),
+        column=", ".join(columns),
+        fails=f"NOT coalesce(({stats['sql']}), true)",
+        message=str(check.error),
+        shows=columns,
+    )
+
+
+def compile_checks(schema: pa.DataFrameSchema) -> list[DataCheck]:
+    """Every row check of a schema, nullability first, as DuckDB predicates."""
+    checks: list[DataCheck] = []
+    for name, column in schema.columns.items():
+        if not column.nullable:
+            checks.append(
+                DataCheck(
+                    "not_nullable",
+                    name,
+                    f"{quote_identifier(name)} IS NULL",
+                    f"{name} must not be null",
+                    (name,),
+                )
+            )
+        checks.extend(_column_check(name, check) for check in column.checks)
+    checks.extend(_row_rule(check) for check in schema.checks)
+    return checks
+
+
+def unique_columns(schema: pa.DataFrameSchema) -> tuple[str, ...]:
+    """The columns whose combination must not repeat (empty: none)."""
+    unique = schema.unique
+    if not unique:
+        return ()
+    return (unique,) if isinstance(unique, str) else tuple(unique)
+
+
+def key_columns(schema: pa.DataFrameSchema) -> tuple[str, ...]:
+    """Columns that identify a row to a person, shown beside every example."""
+    return tuple((schema.metadata or {}).get("key_columns", ()))

@@ -1,0 +1,200 @@
+"""Running a table's row checks, uniqueness and the cross-table rules in DuckDB.
+
+Each table costs one scan when it is valid: a single aggregate counts the failing
+rows of every check, per file. Only a check that fails costs more: one small query
+for a few example rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, datetime
+from typing import Any
+
+import duckdb
+
+from reconcile.db import quote_identifier
+from reconcile.logset.load import LogSet
+from reconcile.logset.normalize import FILE_COLUMN, ROW_COLUMN
+from reconcile.problems import Problem
+from reconcile.validate.compile import DataCheck, compile_checks, key_columns, unique_columns
+from reconcile_schemas import Rule, table_schema
+
+_FILE = quote_identifier(FILE_COLUMN)
+_ROW = quote_identifier(ROW_COLUMN)
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    return value
+
+
+def _examples(
+    logset: LogSet, cursor: duckdb.DuckDBPyConnection, columns: Sequence[str]
+) -> tuple[dict[str, Any], ...]:
+    rows = cursor.fetchall()
+    examples = []
+    for row in rows:
+        example: dict[str, Any] = {}
+        for name, value in zip(columns, row, strict=True):
+            if name == FILE_COLUMN:
+                example["file"] = logset.files.relative(value) if value else None
+            elif name == ROW_COLUMN:
+                example["row"] = value
+            else:
+                example[name] = _json_value(value)
+        examples.append(example)
+    return tuple(examples)
+
+
+def _shown(table: str, check_columns: Sequence[str]) -> list[str]:
+    keys = key_columns(table_schema(table))
+    return [FILE_COLUMN, ROW_COLUMN, *dict.fromkeys([*check_columns, *keys])]
+
+
+def _count_query(table: str, checks: Sequence[DataCheck]) -> str:
+    counts = ", ".join(
+        f"count(*) FILTER (WHERE {check.fails}) AS {quote_identifier(f'c{i}')}"
+        for i, check in enumerate(checks)
+    )
+    return f"SELECT {_FILE}, count(*), {counts} FROM {quote_identifier(table)} GROUP BY {_FILE}"
+
+
+def _example_query(table: str, predicate: str, columns: Sequence[str], limit: int) -> str:
+    shown = ", ".join(quote_identifier(c) for c in columns)
+    return (
+        f"SELECT {shown} FROM {quote_identifier(table)} WHERE {predicate}"
+        f" ORDER BY {_FILE}, {_ROW} LIMIT {int(limit)}"
+    )
+
+
+def unreadable_files(logset: LogSet, table: str, error: duckdb.Error) -> list[Problem]:
+    """Find which files of a table fail to decode, after a scan of all failed."""
+    problems = []
+    for file in logset.file_schemas.get(table, []):
+        try:
+            logset.con.execute(
+                "SELECT count(*) FROM read_parquet($file) WHERE hash(COLUMNS(*)) IS NOT NULL",
+                {"file": str(file.path)},
+            ).fetchall()
+        except duckdb.Error as file_error:
+            problems.append(
+                Problem(
+                    check="unreadable_file",
+                    table=table,
+                    files=(logset.files.relative(file.path),),
+                    message=f"cannot be read as Parquet: {file_error}",
+                )
+            )
+    if not problems:
+        problems.append(
+            Problem(check="unreadable_table", table=table, message=f"cannot be read: {error}")
+        )
+    return problems
+
+
+def check_rows(
+    logset: LogSet, table: str, max_examples: int
+) -> tuple[list[Problem], int | None]:
+    """Every row check of a table's schema, in one scan; also the table's row count
+    (None when its files cannot be read)."""
+    checks = compile_checks(table_schema(table, logset.coordinate))
+    try:
+        per_file = logset.con.execute(_count_query(table, checks)).fetchall()
+    except duckdb.Error as error:
+        return unreadable_files(logset, table, error), None
+    problems = []
+    for i, check in enumerate(checks):
+        failing = {row[0]: row[i + 2] for row in per_file if row[i + 2]}
+        if not failing:
+            continue
+        columns = _shown(table, check.shows)
+        cursor = logset.con.execute(_example_query(table, check.fails, columns, max_examples))
+        problems.append(
+            Problem(
+                check=check.check,
+                table=table,
+                column=check.column,
+                files=tuple(logset.files.relative(f) for f in sorted(failing)),
+                failing_rows=sum(failing.values()),
+                message=check.message,
+                examples=_examples(logset, cursor, columns),
+            )
+        )
+    return problems, sum(row[1] for row in per_file)
+
+
+def check_unique(logset: LogSet, table: str, max_examples: int) -> list[Problem]:
+    """The table's uniqueness constraint: rows sharing a key are all reported."""
+    keys = unique_columns(table_schema(table))
+    if not keys:
+        return []
+    idents = ", ".join(quote_identifier(k) for k in keys)
+    duplicates = (
+        f"SELECT {idents}, count(*) AS n, min({_FILE}) AS {_FILE}, min({_ROW}) AS {_ROW},"
+        f" max({_FILE}) AS last_file"
+        f" FROM {quote_identifier(table)} GROUP BY {idents} HAVING count(*) > 1"
+    )
+    groups, rows = logset.con.execute(
+        f"SELECT count(*), coalesce(sum(n), 0) FROM ({duplicates})"
+    ).fetchall()[0]
+    if not groups:
+        return []
+    columns = [FILE_COLUMN, ROW_COLUMN, *keys, "n", "last_file"]
+    cursor = logset.con.execute(
+        f"SELECT {', '.join(quote_identifier(c) for c in columns)} FROM ({duplicates})"
+        f" ORDER BY {idents} LIMIT {int(max_examples)}"
+    )
+    examples = _examples(logset, cursor, columns)
+    files = sorted(
+        {e["file"] for e in examples} | {_relative(logset, e["last_file"]) for e in examples}
+    )
+    for example in examples:
+        example["rows_with_key"] = example.pop("n")
+        example.pop("last_file")
+    return [
+        Problem(
+            check="unique",
+            table=table,
+            column=", ".join(keys),
+            files=tuple(f for f in files if f),
+            failing_rows=int(rows),
+            message=f"({', '.join(keys)}) must be unique: {groups} value(s) repeat",
+            examples=examples,
+        )
+    ]
+
+
+def _relative(logset: LogSet, path: str | None) -> str | None:
+    return logset.files.relative(path) if path else None
+
+
+def check_rule(logset: LogSet, rule: Rule, max_examples: int) -> list[Problem]:
+    """A multi-row or cross-table rule from ``reconcile_schemas.rules``."""
+    params = {"coordinate_type": logset.coordinate.value} if "$coordinate_type" in rule.sql else {}
+    relation = logset.con.sql(rule.sql, params=params)
+    rows, hits = relation.aggregate("coalesce(sum(__rows), 0), count(*)").fetchall()[0]
+    if not hits:
+        return []
+    examples = []
+    for row in relation.limit(max_examples).fetchall():
+        record = dict(zip(relation.columns, row, strict=True))
+        record.pop("__rows")
+        example: dict[str, Any] = {
+            "file": _relative(logset, record.pop(FILE_COLUMN)),
+            "row": record.pop(ROW_COLUMN),
+        }
+        example.update({k: _json_value(v) for k, v in record.items()})
+        examples.append(example)
+    return [
+        Problem(
+            check=rule.name,
+            table=rule.table,
+            column=rule.column,
+            files=tuple(dict.fromkeys(e["file"] for e in examples if e["file"])),
+            failing_rows=int(rows),
+            message=rule.message,
+            examples=tuple(examples),
+        )
+    ]

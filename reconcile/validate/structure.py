@@ -1,0 +1,160 @@
+"""Checks of a log set's layout and column types, from file footers alone.
+
+These run before any data is read: which tables exist, whether each file opens as
+Parquet, whether each file has every required column with an accepted type, and
+whether the log set keeps to one coordinate type (CONTRACT.md §1).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from reconcile.logset.arrow_types import EXPECTED_TEXT, Kind, accepts
+from reconcile.logset.coordinate import CoordinateColumn
+from reconcile.logset.discover import LogSetFiles
+from reconcile.logset.file_schemas import FileSchema
+from reconcile.problems import Problem
+from reconcile_schemas import REQUIRED_TABLES, CoordinateType, Logical, logical_type, table_schema
+
+
+@dataclass(frozen=True)
+class Structure:
+    """What the footers say: problems, and the tables too broken to read data from."""
+
+    problems: tuple[Problem, ...]
+    broken: frozenset[str]
+
+
+def _tables_present(files: LogSetFiles) -> list[Problem]:
+    problems = [
+        Problem(
+            check="missing_table",
+            table=name,
+            message=f"the required table {name} is missing: expected {name}.parquet or"
+            f" a folder {name}/ in {files.root}",
+        )
+        for name in sorted(REQUIRED_TABLES)
+        if name not in files.tables
+    ]
+    has_epochs, has_members = "epochs" in files.tables, "members" in files.tables
+    if has_epochs != has_members:
+        present, absent = ("epochs", "members") if has_epochs else ("members", "epochs")
+        problems.append(
+            Problem(
+                check="epochs_members_together",
+                table=absent,
+                message=f"{present} is present without {absent}: membership needs both",
+            )
+        )
+    return problems
+
+
+_INT = re.compile(r"-?[0-9]+")
+
+
+def _hive_value_fits(logical: Logical, coordinate: CoordinateType, value: str) -> bool:
+    if logical is Logical.COORDINATE:
+        logical = Logical.INT64 if coordinate is CoordinateType.INT64 else Logical.TIMESTAMP
+    if logical is Logical.INT64:
+        return bool(_INT.fullmatch(value)) and -(2**63) <= int(value) < 2**63
+    if logical is Logical.BOOL:
+        return value.lower() in ("true", "false")
+    if logical is Logical.TIMESTAMP:
+        try:
+            datetime.fromisoformat(value)
+        except ValueError:
+            return False
+    return True
+
+
+def _column_problems(
+    files: LogSetFiles,
+    table: str,
+    schemas: Sequence[FileSchema],
+    coordinate: CoordinateType,
+) -> list[Problem]:
+    schema = table_schema(table, coordinate)
+    # (check, column, detail) -> files, so that one fault in many files is one problem
+    grouped: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for file in schemas:
+        name_of_file = files.relative(file.path)
+        for name, column in schema.columns.items():
+            logical = logical_type(column)
+            if name in file.hive:
+                if not _hive_value_fits(logical, coordinate, file.hive[name]):
+                    grouped[("wrong_type", name, f"hive value {file.hive[name]!r}")].append(
+                        name_of_file
+                    )
+            elif name not in file.columns:
+                if not column.nullable:
+                    grouped[("missing_column", name, "")].append(name_of_file)
+            elif not accepts(logical, file.columns[name]):
+                grouped[("wrong_type", name, str(file.columns[name]))].append(name_of_file)
+    problems = []
+    for (check, name, detail), where in grouped.items():
+        logical = logical_type(schema.columns[name])
+        if check == "missing_column":
+            message = f"required column {name} ({EXPECTED_TEXT[logical]}) is missing"
+        else:
+            message = f"column {name} should be {EXPECTED_TEXT[logical]}, found {detail}"
+        problems.append(
+            Problem(check=check, table=table, column=name, files=tuple(where), message=message)
+        )
+    return problems
+
+
+def _coordinate_problems(
+    files: LogSetFiles, columns: Sequence[CoordinateColumn], coordinate: CoordinateType
+) -> list[Problem]:
+    kinds = {c.kind for c in columns}
+    if len(kinds) < 2:
+        return []
+    majority = Kind.INT if coordinate is CoordinateType.INT64 else Kind.TIMESTAMP
+    odd = [c for c in columns if c.kind is not majority]
+    usual = [c for c in columns if c.kind is majority]
+    first = odd[0]
+
+    def example(c: CoordinateColumn) -> dict[str, object]:
+        return {
+            "table": c.table,
+            "file": files.relative(c.file.path),
+            "column": c.column,
+            "type": str(c.file.columns[c.column]),
+        }
+
+    return [
+        Problem(
+            check="mixed_coordinate_types",
+            table=first.table,
+            column=first.column,
+            files=tuple(dict.fromkeys(files.relative(c.file.path) for c in odd)),
+            message=f"coordinate columns mix types: {len(odd)} column(s) are {first.kind.value},"
+            f" {len(usual)} are {majority.value}; one log set has one coordinate type"
+            " (split it by scope)",
+            examples=tuple(example(c) for c in odd[:3] + usual[:2]),
+        )
+    ]
+
+
+def check_structure(
+    files: LogSetFiles,
+    file_schemas: Mapping[str, Sequence[FileSchema]],
+    read_problems: Sequence[Problem],
+    coordinate_cols: Sequence[CoordinateColumn],
+    coordinate: CoordinateType,
+) -> Structure:
+    """Every layout and type problem of the log set, and which tables they break."""
+    problems: list[Problem] = [*files.problems, *_tables_present(files), *read_problems]
+    for table, schemas in file_schemas.items():
+        problems.extend(_column_problems(files, table, schemas, coordinate))
+    mixed = _coordinate_problems(files, coordinate_cols, coordinate)
+    problems.extend(mixed)
+    broken = {p.table for p in problems if p.table and p.check != "missing_table"}
+    if mixed:
+        majority = Kind.INT if coordinate is CoordinateType.INT64 else Kind.TIMESTAMP
+        broken.update(c.table for c in coordinate_cols if c.kind is not majority)
+    return Structure(tuple(problems), frozenset(t for t in broken if t is not None))
