@@ -1,1 +1,27 @@
-"""reconcile."""
+"""reconcile: how far paginated event ingestion is really complete, and why not.
+
+The library API, shared by the ``reconcile`` command and notebooks:
+
+* :func:`open_logset` opens a log set (a folder of Parquet tables) as DuckDB views
+  and Polars LazyFrames, after checking it against the contract;
+* :func:`validate_logset` reports every way a log set breaks the contract;
+* :mod:`reconcile.certs` is the algebra of complete-through certificates.
+"""
+
+from reconcile.api import open_logset
+from reconcile.db import EngineConfig
+from reconcile.errors import InputError, InvalidLogSet, ReconcileError, UsageError
+from reconcile.logset.load import LogSet
+from reconcile.validate import ValidationReport, validate_logset
+
+__all__ = [
+    "EngineConfig",
+    "InputError",
+    "InvalidLogSet",
+    "LogSet",
+    "ReconcileError",
+    "UsageError",
+    "ValidationReport",
+    "open_logset",
+    "validate_logset",
+]

@@ -7,7 +7,7 @@ all null. Everything else is the wrong type.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 import pyarrow as pa
 import pyarrow.types as pat
@@ -15,7 +15,7 @@ import pyarrow.types as pat
 from reconcile_schemas import Logical
 
 
-class Kind(str, Enum):
+class Kind(StrEnum):
     """The contract-relevant family of an Arrow type."""
 
     INT = "int"
@@ -37,8 +37,10 @@ def kind_of(arrow_type: pa.DataType) -> Kind:
         return Kind.INT
     if pat.is_timestamp(arrow_type):
         return Kind.TIMESTAMP
-    if pat.is_string(arrow_type) or pat.is_large_string(arrow_type) or pat.is_string_view(
-        arrow_type
+    if (
+        pat.is_string(arrow_type)
+        or pat.is_large_string(arrow_type)
+        or pat.is_string_view(arrow_type)
     ):
         return Kind.STRING
     if pat.is_boolean(arrow_type):

@@ -14,11 +14,10 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from reconcile.db import Engine, EngineConfig
-from reconcile.errors import InputError, InvalidLogSet
-from reconcile.logset.coordinate import coordinate_columns, infer_coordinate
-from reconcile.logset.discover import LogSetFiles, discover
-from reconcile.logset.file_schemas import FileSchema, read_file_schemas
+from reconcile.db import Engine
+from reconcile.errors import InputError
+from reconcile.logset.discover import LogSetFiles
+from reconcile.logset.file_schemas import FileSchema
 from reconcile.logset.normalize import duckdb_empty, duckdb_projection, polars_frame
 from reconcile_schemas import TABLES, CoordinateType, table_schema
 
@@ -109,32 +108,3 @@ class LogSet:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def read_layout(path: str | Path) -> tuple[LogSetFiles, dict[str, list[FileSchema]]]:
-    """Discovery plus each file's footer schema; problems are kept in the results."""
-    files = discover(path)
-    schemas: dict[str, list[FileSchema]] = {}
-    for name, table in files.tables.items():
-        schemas[name], _ = read_file_schemas(files, table)
-    return files, schemas
-
-
-def open_logset(
-    path: str | Path, *, config: EngineConfig | None = None, validate: bool = True
-) -> LogSet:
-    """Open a log set for the engine and for notebooks.
-
-    With ``validate`` (the default) the log set is first checked against the
-    contract, and :class:`InvalidLogSet` raised with the full report when it
-    breaks it; without, it is only read, and queries may fail on bad input.
-    """
-    if validate:
-        from reconcile.validate import validate_logset
-
-        report = validate_logset(path, config=config)
-        if not report.ok:
-            raise InvalidLogSet(report)
-    files, schemas = read_layout(path)
-    coordinate = infer_coordinate(coordinate_columns(schemas))
-    return LogSet(files, schemas, coordinate, Engine(config))

@@ -8,6 +8,7 @@ from typing import Any
 from reconcile.problems import Problem
 from reconcile.validate.report import ValidationReport
 
+
 def _value(value: Any) -> str:
     text = repr(value) if isinstance(value, str) else str(value)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -17,9 +18,7 @@ def _example(example: dict[str, Any]) -> str:
     where = example.get("file") or ""
     if example.get("row") is not None:
         where += f" row {example['row']}"
-    values = " ".join(
-        f"{k}={_value(v)}" for k, v in example.items() if k not in ("file", "row")
-    )
+    values = " ".join(f"{k}={_value(v)}" for k, v in example.items() if k not in ("file", "row"))
     return f"{where}: {values}" if where else values
 
 

@@ -39,8 +39,8 @@ def validate_logset(
     files = discover(path)
     file_schemas: dict[str, list[FileSchema]] = {}
     read_problems: list[Problem] = []
-    for name, table in files.tables.items():
-        file_schemas[name], problems = read_file_schemas(files, table)
+    for name, table_files in files.tables.items():
+        file_schemas[name], problems = read_file_schemas(files, table_files)
         read_problems.extend(problems)
     coordinate_cols = coordinate_columns(file_schemas)
     coordinate = infer_coordinate(coordinate_cols)

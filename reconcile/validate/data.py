@@ -94,9 +94,7 @@ def unreadable_files(logset: LogSet, table: str, error: duckdb.Error) -> list[Pr
     return problems
 
 
-def check_rows(
-    logset: LogSet, table: str, max_examples: int
-) -> tuple[list[Problem], int | None]:
+def check_rows(logset: LogSet, table: str, max_examples: int) -> tuple[list[Problem], int | None]:
     """Every row check of a table's schema, in one scan; also the table's row count
     (None when its files cannot be read)."""
     checks = compile_checks(table_schema(table, logset.coordinate))
@@ -148,7 +146,8 @@ def check_unique(logset: LogSet, table: str, max_examples: int) -> list[Problem]
     )
     examples = _examples(logset, cursor, columns)
     files = sorted(
-        {e["file"] for e in examples} | {_relative(logset, e["last_file"]) for e in examples}
+        {str(e["file"]) for e in examples}
+        | {str(_relative(logset, e["last_file"])) for e in examples}
     )
     for example in examples:
         example["rows_with_key"] = example.pop("n")

@@ -44,9 +44,7 @@ class ValidationReport:
             "logset": self.logset,
             "valid": self.ok,
             "coordinate": self.coordinate,
-            "tables": [
-                {"table": t.name, "files": t.files, "rows": t.rows} for t in self.tables
-            ],
+            "tables": [{"table": t.name, "files": t.files, "rows": t.rows} for t in self.tables],
             "problems": [p.to_dict() for p in self.problems],
         }
 

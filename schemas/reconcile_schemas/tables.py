@@ -47,9 +47,7 @@ class _Columns:
     def __init__(self, coordinate: CoordinateType) -> None:
         self.coordinate = coordinate
 
-    def _column(
-        self, logical: Logical, checks: Sequence[pa.Check], nullable: bool
-    ) -> pa.Column:
+    def _column(self, logical: Logical, checks: Sequence[pa.Check], nullable: bool) -> pa.Column:
         return pa.Column(
             polars_dtype(logical, self.coordinate),
             checks=list(checks),
@@ -63,7 +61,7 @@ class _Columns:
     def int64(self, *checks: pa.Check, nullable: bool = False) -> pa.Column:
         return self._column(Logical.INT64, checks, nullable)
 
-    def bool(self, *checks: pa.Check, nullable: bool = False) -> pa.Column:
+    def boolean(self, *checks: pa.Check, nullable: bool = False) -> pa.Column:
         return self._column(Logical.BOOL, checks, nullable)
 
     def timestamp(self, *checks: pa.Check, nullable: bool = False) -> pa.Column:
@@ -105,7 +103,7 @@ def checkpoints(coordinate: CoordinateType) -> pa.DataFrameSchema:
             "resume_token": c.string(nullable=True),
             "page_id": c.string(nullable=True),
             "watermark": c.coordinate_(nullable=True),
-            "watermark_inclusive": c.bool(nullable=True),
+            "watermark_inclusive": c.boolean(nullable=True),
             "watermark_event_id": c.string(nullable=True),
             "ordering": c.string(nullable=True),
         },
@@ -132,7 +130,7 @@ def receipts(coordinate: CoordinateType) -> pa.DataFrameSchema:
             "event_id": c.string(),
             "position": c.coordinate_(),
             "outcome": c.enum("committed", "dead_lettered", "failed", "ineligible"),
-            "eligibility_stable": c.bool(nullable=True),
+            "eligibility_stable": c.boolean(nullable=True),
             "attempt_id": c.string(),
             "owner_epoch": c.int64(pa.Check.ge(0), nullable=True),
             "page_id": c.string(nullable=True),
@@ -158,7 +156,7 @@ def pages(coordinate: CoordinateType) -> pa.DataFrameSchema:
             "min_position": c.coordinate_(nullable=True),
             "max_position": c.coordinate_(nullable=True),
             "finality_through": c.coordinate_(nullable=True),
-            "finality_inclusive": c.bool(nullable=True),
+            "finality_inclusive": c.boolean(nullable=True),
             "fetched_at": c.timestamp(),
         },
         checks=[
@@ -190,8 +188,8 @@ def snapshot(coordinate: CoordinateType) -> pa.DataFrameSchema:
             "partition_id": c.string(),
             "event_id": c.string(),
             "position": c.coordinate_(),
-            "eligible": c.bool(),
-            "eligibility_stable": c.bool(),
+            "eligible": c.boolean(),
+            "eligibility_stable": c.boolean(),
             "visible_at": c.timestamp(nullable=True),
         },
         name="snapshot",
@@ -206,7 +204,7 @@ def snapshot_bounds(coordinate: CoordinateType) -> pa.DataFrameSchema:
             "scope_id": c.string(),
             "partition_id": c.string(),
             "complete_through": c.coordinate_(),
-            "complete_inclusive": c.bool(),
+            "complete_inclusive": c.boolean(),
         },
         unique=["scope_id", "partition_id"],
         name="snapshot_bounds",
@@ -223,7 +221,7 @@ def epochs(coordinate: CoordinateType) -> pa.DataFrameSchema:
             "effective_at": c.timestamp(),
             # null only on a scope's first epoch: a multi-row rule, see rules/
             "cutover": c.coordinate_(nullable=True),
-            "cutover_inclusive": c.bool(nullable=True),
+            "cutover_inclusive": c.boolean(nullable=True),
         },
         unique=["scope_id", "epoch"],
         name="epochs",
@@ -241,7 +239,7 @@ def members(coordinate: CoordinateType) -> pa.DataFrameSchema:
             "role": c.enum("member", "retiring"),
             "coverage_from": c.coordinate_(nullable=True),
             "sealed_through": c.coordinate_(nullable=True),
-            "sealed_inclusive": c.bool(nullable=True),
+            "sealed_inclusive": c.boolean(nullable=True),
         },
         unique=["scope_id", "epoch", "partition_id"],
         name="members",
@@ -258,7 +256,7 @@ def published(coordinate: CoordinateType) -> pa.DataFrameSchema:
             "published_at": c.timestamp(),
             "kind": c.enum("scalar", "vector"),
             "frontier": c.coordinate_(nullable=True),
-            "frontier_inclusive": c.bool(nullable=True),
+            "frontier_inclusive": c.boolean(nullable=True),
         },
         name="published",
         metadata={"key_columns": ["scope_id", "published_at"]},

@@ -11,12 +11,12 @@ the only unit that loses none of them.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 import polars as pl
 
 
-class Logical(str, Enum):
+class Logical(StrEnum):
     """A contract column's logical type."""
 
     STRING = "string"
@@ -26,7 +26,7 @@ class Logical(str, Enum):
     COORDINATE = "coordinate"
 
 
-class CoordinateType(str, Enum):
+class CoordinateType(StrEnum):
     """The one coordinate type of a log set."""
 
     INT64 = "int64"

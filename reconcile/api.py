@@ -1,0 +1,35 @@
+"""The library's entry points, shared by the command line and notebooks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reconcile.db import Engine, EngineConfig
+from reconcile.errors import InvalidLogSet
+from reconcile.logset.coordinate import coordinate_columns, infer_coordinate
+from reconcile.logset.discover import discover
+from reconcile.logset.file_schemas import FileSchema, read_file_schemas
+from reconcile.logset.load import LogSet
+from reconcile.validate import validate_logset
+
+
+def open_logset(
+    path: str | Path, *, config: EngineConfig | None = None, validate: bool = True
+) -> LogSet:
+    """Open a log set for the engine and for notebooks.
+
+    With ``validate`` (the default) the log set is first checked against the
+    contract, and :class:`~reconcile.errors.InvalidLogSet` raised with the full
+    report when it breaks it; without, it is only read, and queries may fail on bad
+    input.
+    """
+    if validate:
+        report = validate_logset(path, config=config)
+        if not report.ok:
+            raise InvalidLogSet(report)
+    files = discover(path)
+    schemas: dict[str, list[FileSchema]] = {}
+    for name, table in files.tables.items():
+        schemas[name], _ = read_file_schemas(files, table)
+    coordinate = infer_coordinate(coordinate_columns(schemas))
+    return LogSet(files, schemas, coordinate, Engine(config))
