@@ -48,7 +48,11 @@ def render_text(report: ValidationReport) -> str:
     """A report a person reads top to bottom: what was read, then each problem."""
     lines = [f"log set: {report.logset}", f"coordinate type: {report.coordinate}"]
     for table in report.tables:
-        rows = "not scanned" if table.rows is None else f"{table.rows:,} rows"
+        rows = (
+            "not scanned"
+            if table.rows is None
+            else f"{table.rows:,} row{'s' if table.rows != 1 else ''}"
+        )
         lines.append(
             f"  {table.name:<16} {table.files} file{'s' if table.files != 1 else ''}, {rows}"
         )
