@@ -16,8 +16,8 @@ import sys
 import time
 
 import pandera.polars as pa
-import pyarrow.parquet as pq
 import polars as pl
+import pyarrow.parquet as pq
 
 from reconcile import validate_logset
 from reconcile.api import open_logset
