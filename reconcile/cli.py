@@ -14,7 +14,10 @@ from pathlib import Path
 
 from reconcile.db import EngineConfig
 from reconcile.errors import InputError, InvalidLogSet, ReconcileError, UsageError
+from reconcile.progress import Progress
 from reconcile.render.validation import render_json, render_text
+from reconcile.simulate import FAULTS, SimOptions, simulate
+from reconcile.simulate.options import Eligibility, Evidence, Membership
 from reconcile.validate import DEFAULT_EXAMPLES, validate_logset
 
 EXIT_OK = 0
@@ -71,6 +74,49 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"example rows per problem (default {DEFAULT_EXAMPLES})",
     )
     _engine_options(validate)
+
+    simulate = commands.add_parser(
+        "simulate",
+        help="write a simulated ingestion log set, with faults and their truth",
+        description="Simulate paginated ingestion runs and write their log set, with"
+        " truth.json: each injected fault and the findings an audit must report."
+        " The same arguments give byte-identical files.",
+    )
+    simulate.add_argument("out", type=Path, metavar="OUT", help="the log set directory to write")
+    defaults = SimOptions()
+    simulate.add_argument("--seed", type=int, default=defaults.seed)
+    simulate.add_argument("--scopes", type=int, default=defaults.scopes)
+    simulate.add_argument("--partitions", type=int, default=defaults.partitions)
+    simulate.add_argument(
+        "--events", type=int, default=defaults.events, help="source events per scope"
+    )
+    simulate.add_argument("--coordinate", choices=["int64", "timestamp"], default="int64")
+    simulate.add_argument(
+        "--evidence", choices=[e.value for e in Evidence], default=defaults.evidence.value
+    )
+    simulate.add_argument(
+        "--membership",
+        choices=[m.value for m in Membership],
+        default=defaults.membership.value,
+        help="a membership change in the first scope (membership faults imply split)",
+    )
+    simulate.add_argument(
+        "--eligibility",
+        choices=[e.value for e in Eligibility],
+        default=defaults.eligibility.value,
+    )
+    simulate.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        choices=sorted(FAULTS),
+        metavar="NAME",
+        help="inject a fault (repeatable): " + ", ".join(sorted(FAULTS)),
+    )
+    simulate.add_argument("--page-size", type=int, default=defaults.page_size)
+    simulate.add_argument("--crash-rate", type=float, default=defaults.crash_rate)
+    simulate.add_argument("--finality-rate", type=float, default=defaults.finality_rate)
+    simulate.add_argument("--force", action="store_true", help="replace OUT if it exists")
     return parser
 
 
@@ -80,11 +126,44 @@ def _validate(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_INVALID
 
 
+def _simulate(args: argparse.Namespace) -> int:
+    options = SimOptions(
+        seed=args.seed,
+        scopes=args.scopes,
+        partitions=args.partitions,
+        events=args.events,
+        coordinate=args.coordinate,
+        evidence=Evidence(args.evidence),
+        membership=Membership(args.membership),
+        eligibility=Eligibility(args.eligibility),
+        faults=tuple(args.fault),
+        page_size=args.page_size,
+        crash_rate=args.crash_rate,
+        finality_rate=args.finality_rate,
+    )
+    bar = Progress("simulating", total=1)
+
+    def progress(done: int, total: int) -> None:
+        bar.total = total
+        bar.advance(done - bar.done, f"{done}/{total} partitions")
+
+    try:
+        result = simulate(args.out, options, force=args.force, progress=progress)
+    finally:
+        bar.close()
+    rows = ", ".join(f"{name} {count:,}" for name, count in sorted(result.rows.items()))
+    print(f"wrote {result.path}: {rows}")
+    print(f"{result.faults} fault(s) injected; truth.json lists {result.findings} finding(s)")
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "validate":
             return _validate(args)
+        if args.command == "simulate":
+            return _simulate(args)
         raise UsageError(f"unknown command {args.command}")
     except InvalidLogSet as error:
         print(render_text(error.report), file=sys.stderr)

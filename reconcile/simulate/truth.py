@@ -1,0 +1,96 @@
+"""What a simulated run injected, and what an audit of it must find."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# CONTRACT.md §5: each rule's severity and the fields that identify one finding
+RULES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "skipped_event": ("critical", ("partition_id", "event_id")),
+    "overclaim": ("error", ("partition_id", "attempt_id", "generation")),
+    "watermark_regressed": ("error", ("partition_id", "attempt_id", "generation")),
+    "cas_chain_broken": ("critical", ("partition_id", "attempt_id", "generation")),
+    "stale_owner_won": ("critical", ("partition_id", "attempt_id", "generation")),
+    "mixed_checkpoint": ("error", ("partition_id", "attempt_id", "generation")),
+    "token_as_watermark": ("error", ("partition_id", "attempt_id", "generation")),
+    "empty_page_advanced": ("error", ("partition_id", "attempt_id", "generation")),
+    "ordering_mutated": ("critical", ("partition_id", "event_id")),
+    "late_insert": ("critical", ("partition_id", "event_id")),
+    "unknown_endpoint": ("warning", ("partition_id", "attempt_id", "generation")),
+    "unproven_membership": ("error", ("epoch", "partition_id")),
+    "cutover_overclaim": ("error", ("epoch",)),
+    "published_overclaim": ("critical", ("at",)),
+    "published_regressed": ("error", ("at",)),
+    "stalled_partition": ("info", ("partition_id",)),
+    "replayed_events": ("info", ("partition_id",)),
+}
+
+
+@dataclass(frozen=True)
+class Expected:
+    """A finding an audit must report: its rule, scope and key fields."""
+
+    rule: str
+    scope_id: str
+    partition_id: str | None = None
+    attempt_id: str | None = None
+    generation: int | None = None
+    event_id: str | None = None
+    epoch: int | None = None
+    at: str | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def severity(self) -> str:
+        return RULES[self.rule][0]
+
+    def key(self) -> dict[str, Any]:
+        """The fields that identify the finding (CONTRACT.md §5's key column)."""
+        fields = RULES[self.rule][1]
+        return {"scope_id": self.scope_id, **{name: getattr(self, name) for name in fields}}
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"rule": self.rule, "severity": self.severity, **self.key()}
+        if self.evidence:
+            out["evidence"] = self.evidence
+        return out
+
+
+@dataclass
+class Injected:
+    """One fault as injected: where, and the findings it must cause."""
+
+    fault: str
+    description: str
+    scope_id: str
+    at: str
+    partition_id: str | None = None
+    attempt_id: str | None = None
+    generation: int | None = None
+    event_id: str | None = None
+    page_id: str | None = None
+    epoch: int | None = None
+    findings: list[Expected] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        where = {
+            k: v
+            for k, v in {
+                "scope_id": self.scope_id,
+                "partition_id": self.partition_id,
+                "attempt_id": self.attempt_id,
+                "generation": self.generation,
+                "event_id": self.event_id,
+                "page_id": self.page_id,
+                "epoch": self.epoch,
+                "at": self.at,
+            }.items()
+            if v is not None
+        }
+        return {
+            "fault": self.fault,
+            "description": self.description,
+            "where": where,
+            "findings": [f.to_dict() for f in self.findings],
+        }
