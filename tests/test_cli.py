@@ -20,7 +20,7 @@ def reconcile(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_readme_main_command_validates_bundled_data() -> None:
-    result = reconcile("validate", "data/example")
+    result = reconcile("validate", "data/faults")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "VALID" in result.stdout
 

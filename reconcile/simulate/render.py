@@ -12,6 +12,7 @@ from reconcile.simulate.keys import NONE, Int64s
 from reconcile.simulate.plan import PER_EVENT, Plan
 
 TIME = pa.timestamp("us", tz="UTC")
+OUTCOMES = ["committed", "dead_lettered", "failed", "ineligible"]
 
 
 def coordinate_type(timestamp: bool) -> pa.DataType:
@@ -44,6 +45,17 @@ def _strings(values: np.ndarray) -> pa.Array:
     return pa.array(values.tolist(), pa.string())
 
 
+def _repeat(value: str, n: int) -> pa.Array:
+    return pa.repeat(pa.scalar(value, pa.string()), n)
+
+
+def _attempt_names(plan: Plan, attempts: Int64s) -> pa.Array:
+    """Attempt ids for many rows: each distinct name built once, then taken."""
+    distinct, index = np.unique(attempts, return_inverse=True)
+    names = pa.array([plan.attempt_id(int(a)) for a in distinct], pa.string())
+    return names.take(pa.array(index.astype(np.int64)))
+
+
 def render_receipts(plan: Plan, timestamp: bool) -> pa.Table:
     f = plan.fetches
     ev = plan.events
@@ -54,11 +66,11 @@ def render_receipts(plan: Plan, timestamp: bool) -> pa.Table:
     time = f.time[fetch] + f.overhead[fetch] + (offset + 1) * PER_EVENT
     outcome = np.where(
         ev.eligible[event],
-        np.where(ev.dead_letter[event], "dead_lettered", "committed"),
-        "ineligible",
-    ).astype(object)
-    stable = ev.stable[event].astype(object)
-    stable[ev.eligible[event]] = None
+        np.where(ev.dead_letter[event], OUTCOMES.index("dead_lettered"), 0),
+        OUTCOMES.index("ineligible"),
+    ).astype(np.int64)
+    stable = ev.stable[event]
+    stated = ~ev.eligible[event]  # eligibility_stable is stated for ineligible receipts
     position = ev.position[event]
 
     extra_event = plan.extra.column("event").astype(np.int64)
@@ -67,29 +79,34 @@ def render_receipts(plan: Plan, timestamp: bool) -> pa.Table:
     event = np.concatenate([event, extra_event])
     fetch = np.concatenate([fetch, extra_fetch])
     time = np.concatenate([time, plan.extra.column("time").astype(np.int64)])
-    outcome = np.concatenate([outcome, plan.extra.column("outcome")])
-    stable = np.concatenate([stable, np.full(len(extra_event), None, dtype=object)])
+    extra_outcome = np.array(
+        [OUTCOMES.index(o) for o in plan.extra.column("outcome")], dtype=np.int64
+    )
+    outcome = np.concatenate([outcome, extra_outcome])
+    stable = np.concatenate([stable, np.zeros(len(extra_event), bool)])
+    stated = np.concatenate([stated, np.zeros(len(extra_event), bool)])
     position = np.concatenate(
         [position, np.where(extra_position >= 0, extra_position, ev.position[extra_event])]
     )
     for index, forced in plan.outcome_override.items():
         hit = event == index
-        outcome[hit] = forced
-        stable[hit] = None
+        outcome[hit] = OUTCOMES.index(forced)
+        stated[hit] = False
 
     attempt = f.attempt[fetch]
     n = len(event)
+    page_ids = _strings(f.page_id)
     return pa.table(
         {
-            "scope_id": pa.array([plan.scope_id] * n, pa.string()),
-            "partition_id": pa.array([plan.partition_id] * n, pa.string()),
+            "scope_id": _repeat(plan.scope_id, n),
+            "partition_id": _repeat(plan.partition_id, n),
             "event_id": event_ids(event),
             "position": _coordinates(position, None, timestamp),
-            "outcome": pa.array(outcome.tolist(), pa.string()),
-            "eligibility_stable": pa.array(stable.tolist(), pa.bool_()),
-            "attempt_id": _strings(np.array(plan.attempt_ids(attempt), dtype=object)),
+            "outcome": pa.array(OUTCOMES, pa.string()).take(pa.array(outcome)),
+            "eligibility_stable": pa.array(stable, pa.bool_(), mask=~stated),
+            "attempt_id": _attempt_names(plan, attempt),
             "owner_epoch": pa.array(plan.owner_epochs(attempt), pa.int64()),
-            "page_id": _strings(f.page_id[fetch]),
+            "page_id": page_ids.take(pa.array(fetch)),
             "recorded_at": _times(time),
         }
     )
