@@ -245,3 +245,13 @@ def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     )
     assert code == 2
     assert "need at least 4 partitions" in capsys.readouterr().err
+
+
+def test_unproven_retirement_has_no_seal(tmp_path: Path) -> None:
+    options = SimOptions(membership=Membership.RETIRE, faults=("unproven_membership",), **SMALL)
+    path = simulate(tmp_path / "r", options).path
+    retiring = table(path, "members").filter(pl.col("role") == "retiring")
+    assert retiring["sealed_through"].to_list() == [None]
+    finding = truth(path)["faults"][0]["findings"][0]
+    assert finding["partition_id"] == retiring["partition_id"][0]
+    assert finding["epoch"] == 2

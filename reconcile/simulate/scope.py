@@ -274,13 +274,18 @@ class ScopeBuilder:
             coverage = low + 1 if self.discrete else low
             result.joining.append((pid, coverage))
         if result.unproven:
-            if not result.joining:
-                raise SimulationError("unproven_membership needs a joining partition")
-            pid = result.joining[0][0]
+            # a joining partition without coverage, or else a retiring one without a seal
+            if result.joining:
+                pid, what = result.joining[0][0], "joins at epoch 2 without a coverage proof"
+            elif result.parent is not None:
+                pid, what = result.parent, "retires at epoch 2 without a seal"
+                result.seal = None
+            else:
+                raise SimulationError("unproven_membership needs a membership change")
             injected.append(
                 Injected(
                     fault="unproven_membership",
-                    description=f"{pid} joins at epoch 2 without a coverage proof",
+                    description=f"{pid} {what}",
                     scope_id=self.scope_id,
                     partition_id=pid,
                     epoch=2,
