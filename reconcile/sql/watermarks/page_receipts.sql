@@ -1,0 +1,19 @@
+-- Each page's own receipts counted at T: when they came, and the last event (in
+-- order) with a receipt on it. Order uses each event's sort position (the lowest of
+-- its positions), which differs from the receipt's own only for mutated events.
+WITH mutated AS (
+    SELECT scope_id, partition_id, event_id, sort_pos FROM rc_known_events WHERE mutated
+)
+SELECT
+    r.scope_id,
+    r.partition_id,
+    r.page_id,
+    count(*) AS n_receipts,
+    min(r.recorded_at) AS first_at,
+    max(r.recorded_at) AS last_at,
+    max({'p': coalesce(m.sort_pos, r.position), 'e': r.event_id}) AS last_event
+FROM receipts AS r
+LEFT JOIN mutated AS m
+    ON m.scope_id = r.scope_id AND m.partition_id = r.partition_id AND m.event_id = r.event_id
+WHERE r.recorded_at <= rc_as_of() AND r.page_id IS NOT NULL
+GROUP BY r.scope_id, r.partition_id, r.page_id

@@ -1,0 +1,89 @@
+-- Each non-empty page fetched by T of a partition with receipts evidence (§4.7):
+-- how many distinct known events lie in [min_position, max_position], and where it
+-- blocks when that is fewer than its event_count. Events are matched to pages by an
+-- equi-join on position buckets (as wide as a typical page) rather than a band join;
+-- pages much wider than that are matched by partition alone.
+WITH page AS (
+    SELECT g.*
+    FROM pages AS g
+    JOIN rc_partitions AS p
+        ON p.scope_id = g.scope_id AND p.partition_id = g.partition_id AND p.evidence = 'receipts'
+    WHERE g.fetched_at <= rc_as_of() AND g.event_count > 0
+),
+geometry AS (
+    SELECT
+        scope_id,
+        partition_id,
+        min(rc_num(min_position)) AS base,
+        greatest(1, CAST(median(rc_num(max_position) - rc_num(min_position)) AS BIGINT) + 1) AS width
+    FROM page
+    GROUP BY scope_id, partition_id
+),
+spans AS (
+    SELECT
+        page.*,
+        (CAST(rc_num(min_position) AS HUGEINT) - geometry.base) // geometry.width AS b_lo,
+        (CAST(rc_num(max_position) AS HUGEINT) - geometry.base) // geometry.width AS b_hi
+    FROM page
+    JOIN geometry USING (scope_id, partition_id)
+),
+buckets AS (
+    SELECT scope_id, partition_id, page_id, min_position, max_position,
+           CAST(unnest(range(CAST(b_lo AS BIGINT), CAST(b_hi AS BIGINT) + 1)) AS BIGINT) AS bucket
+    FROM spans
+    WHERE b_hi - b_lo < 64
+),
+wide AS (
+    SELECT scope_id, partition_id, page_id, min_position, max_position
+    FROM spans
+    WHERE b_hi - b_lo >= 64
+),
+events AS (
+    SELECT
+        e.scope_id,
+        e.partition_id,
+        e.sort_pos,
+        CAST((CAST(rc_num(e.sort_pos) AS HUGEINT) - geometry.base) // geometry.width AS BIGINT) AS bucket
+    FROM rc_known_events AS e
+    JOIN geometry USING (scope_id, partition_id)
+    WHERE rc_num(e.sort_pos) >= geometry.base
+),
+inside AS (
+    SELECT b.scope_id, b.partition_id, b.page_id, count(*) AS n
+    FROM buckets AS b
+    JOIN events AS e
+        ON e.scope_id = b.scope_id AND e.partition_id = b.partition_id AND e.bucket = b.bucket
+    WHERE e.sort_pos BETWEEN b.min_position AND b.max_position
+    GROUP BY b.scope_id, b.partition_id, b.page_id
+    UNION ALL
+    SELECT w.scope_id, w.partition_id, w.page_id, count(*) AS n
+    FROM wide AS w
+    JOIN rc_known_events AS e
+        ON e.scope_id = w.scope_id AND e.partition_id = w.partition_id
+    WHERE e.sort_pos BETWEEN w.min_position AND w.max_position
+    GROUP BY w.scope_id, w.partition_id, w.page_id
+)
+SELECT
+    page.scope_id,
+    page.partition_id,
+    page.page_id,
+    page.attempt_id,
+    page.fetched_at,
+    page.event_count,
+    page.min_position,
+    page.max_position,
+    coalesce(inside.n, 0) AS in_range,
+    coalesce(inside.n, 0) < page.event_count AS incomplete,
+    own.n_receipts,
+    own.first_at,
+    own.last_at,
+    -- where an incomplete page blocks: right after the last event with a receipt on
+    -- it ({p, 1, e, 1}), or before every event at min_position ({p, 0, '', 0})
+    CASE
+        WHEN own.last_event IS NOT NULL
+            THEN {'p': own.last_event.p, 'k': 1, 'e': own.last_event.e, 's': 1}
+        ELSE {'p': page.min_position, 'k': 0, 'e': '', 's': 0}
+    END AS block
+FROM page
+LEFT JOIN inside USING (scope_id, partition_id, page_id)
+LEFT JOIN rc_page_receipts AS own USING (scope_id, partition_id, page_id)

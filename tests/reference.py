@@ -1,0 +1,387 @@
+"""A deliberately plain pure-Python reading of CONTRACT.md §4, kept in the tests.
+
+Everything here is a direct transcription of the contract's sentences into loops
+over small lists of dicts, with no attempt at speed: the engine is held against it
+on random small log sets. Where the contract leaves a choice, the comment says which
+reading is taken (the one that never overclaims).
+
+Certificates are ``(through, inclusive)`` pairs, ``INF`` for +inf, ``None`` for none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+Row = Mapping[str, Any]
+Tables = Mapping[str, Sequence[Row]]
+INF = ("inf", None)
+
+
+# --- certificates --------------------------------------------------------------------
+
+
+def normalize(cert: Any, discrete: bool) -> Any:
+    if cert is None or cert == INF:
+        return cert
+    through, inclusive = cert
+    if discrete and inclusive is False:
+        return (through - 1, True)
+    return cert
+
+
+def cert_key(cert: Any, discrete: bool) -> tuple[int, Any, int]:
+    """Sort key of a known-endpoint certificate (+inf last); unknown reads inclusive."""
+    if cert == INF:
+        return (1, 0, 0)
+    through, inclusive = normalize((cert[0], True if cert[1] is None else cert[1]), discrete)
+    return (0, through, 1 if inclusive else 0)
+
+
+def lower(a: Any, b: Any, discrete: bool) -> Any:
+    return a if cert_key(a, discrete) <= cert_key(b, discrete) else b
+
+
+def above(a: Any, b: Any, discrete: bool) -> bool:
+    return cert_key(a, discrete) > cert_key(b, discrete)
+
+
+# --- scopes and partitions -------------------------------------------------------------
+
+
+def coordinate_is_int(tables: Tables) -> bool:
+    for name, column in (
+        ("checkpoints", "watermark"),
+        ("receipts", "position"),
+        ("pages", "min_position"),
+        ("snapshot", "position"),
+        ("snapshot_bounds", "complete_through"),
+    ):
+        for row in tables.get(name, ()):
+            value = row.get(column)
+            if value is not None:
+                return not isinstance(value, datetime)
+    return True
+
+
+def scopes(tables: Tables) -> dict[str, dict[str, Any]]:
+    """Each scope's domain and ordering (declared, or defaulted as §3 says)."""
+    declared = {row["scope_id"]: row for row in tables.get("scopes", ())}
+    found: set[str] = set()
+    for rows in tables.values():
+        for row in rows:
+            if row.get("scope_id") is not None:
+                found.add(row["scope_id"])
+    is_int = coordinate_is_int(tables)
+    out = {}
+    for scope in sorted(found | set(declared)):
+        if scope in declared:
+            out[scope] = {
+                "domain": declared[scope]["domain"],
+                "ordering": declared[scope]["ordering"],
+            }
+            continue
+        named = {
+            row["ordering"]
+            for row in tables.get("checkpoints", ())
+            if row["scope_id"] == scope and row.get("ordering") is not None
+        }
+        out[scope] = {
+            "domain": "discrete" if is_int else "dense",
+            "ordering": next(iter(named)) if len(named) == 1 else "default",
+        }
+    return out
+
+
+def partitions(tables: Tables) -> list[tuple[str, str]]:
+    found = set()
+    for name, rows in tables.items():
+        if name in ("scopes", "epochs", "published"):
+            continue
+        for row in rows:
+            found.add((row["scope_id"], row["partition_id"]))
+    return sorted(found)
+
+
+def evidence(tables: Tables, scope: str, partition: str) -> str:
+    def has(name: str) -> bool:
+        return any(
+            r["scope_id"] == scope and r["partition_id"] == partition for r in tables.get(name, ())
+        )
+
+    if has("snapshot") or has("snapshot_bounds"):
+        return "snapshot"
+    if has("receipts") or has("pages"):
+        return "receipts"
+    return "none"
+
+
+# --- one partition at T ----------------------------------------------------------------
+
+
+@dataclass
+class Event:
+    event_id: str
+    positions: set[Any] = field(default_factory=set)
+    durable: int = 0  # durable receipts counted at T
+    failed: bool = False
+    ineligible: bool = False
+    ineligible_stable: bool = False
+    in_snapshot: bool = False
+    snap_eligible: list[bool] = field(default_factory=list)
+    snap_stable: list[bool] = field(default_factory=list)
+
+    @property
+    def position(self) -> Any:
+        return min(self.positions)
+
+    @property
+    def mutated(self) -> bool:
+        return len(self.positions) > 1
+
+    def order(self) -> tuple[Any, int, bytes, int]:
+        """An event's place: (position, 1, id, 0); a page block sorts around it."""
+        return (self.position, 1, self.event_id.encode("utf-8"), 0)
+
+    @property
+    def eligible(self) -> bool:
+        if self.in_snapshot:
+            # ineligible only when every visible snapshot row says so
+            return not all(e is False for e in self.snap_eligible)
+        return not (self.ineligible and self.durable == 0)
+
+    @property
+    def passable(self) -> bool:
+        if self.mutated:
+            return False
+        if self.durable:
+            return True
+        if self.in_snapshot:
+            return (not self.eligible) and all(self.snap_stable)
+        return self.ineligible_stable and not self.failed
+
+    @property
+    def reason(self) -> str:
+        if self.mutated:
+            return "ordering_mutated"
+        if self.failed:
+            return "failed"
+        unstable = not self.eligible or (self.in_snapshot and self.eligible and self.ineligible)
+        if unstable:
+            return "unstable_ineligible"
+        return "not_attempted"
+
+
+def _rows(tables: Tables, name: str, scope: str, partition: str) -> list[Row]:
+    return [
+        r for r in tables.get(name, ()) if r["scope_id"] == scope and r["partition_id"] == partition
+    ]
+
+
+def known_events(tables: Tables, scope: str, partition: str, T: Any, ev: str) -> dict[str, Event]:
+    events: dict[str, Event] = {}
+    if ev == "snapshot":
+        for row in _rows(tables, "snapshot", scope, partition):
+            if row.get("visible_at") is not None and row["visible_at"] > T:
+                continue
+            e = events.setdefault(row["event_id"], Event(row["event_id"]))
+            e.in_snapshot = True
+            e.positions.add(row["position"])
+            e.snap_eligible.append(row["eligible"])
+            e.snap_stable.append(row["eligibility_stable"])
+    for row in _rows(tables, "receipts", scope, partition):
+        if row["recorded_at"] > T:
+            continue
+        e = events.setdefault(row["event_id"], Event(row["event_id"]))
+        e.positions.add(row["position"])
+        if row["outcome"] in ("committed", "dead_lettered"):
+            e.durable += 1
+        elif row["outcome"] == "failed":
+            e.failed = True
+        elif row["outcome"] == "ineligible":
+            e.ineligible = True
+            if row.get("eligibility_stable") is True:
+                e.ineligible_stable = True
+    return events
+
+
+def counting_pages(pages: list[Row]) -> list[Row]:
+    """§4.9: pages on a traversal, by fixed point."""
+    counting: list[Row] = [p for p in pages if p.get("request_token") is None]
+    changed = True
+    while changed:
+        changed = False
+        for page in pages:
+            if any(page is c for c in counting):
+                continue
+            if any(
+                c.get("next_token") is not None
+                and c["next_token"] == page.get("request_token")
+                and c["fetched_at"] < page["fetched_at"]
+                for c in counting
+            ):
+                counting.append(page)
+                changed = True
+    return counting
+
+
+def partition_state(tables: Tables, scope: str, partition: str, T: Any) -> dict[str, Any]:
+    info = scopes(tables)[scope]
+    discrete = info["domain"] == "discrete"
+    ev = evidence(tables, scope, partition)
+    events = known_events(tables, scope, partition, T, ev)
+    ordered = sorted(events.values(), key=Event.order)
+
+    # blocking points: (order key, position, event_id, reason)
+    points: list[tuple[tuple[Any, ...], Any, str | None, str]] = []
+    for e in ordered:
+        if not e.passable:
+            points.append((e.order(), e.position, e.event_id, e.reason))
+            break
+    if ev == "receipts":
+        receipts_at_t = [
+            r for r in _rows(tables, "receipts", scope, partition) if r["recorded_at"] <= T
+        ]
+        for page in _rows(tables, "pages", scope, partition):
+            if page["fetched_at"] > T or page["event_count"] == 0:
+                continue
+            lo, hi = page["min_position"], page["max_position"]
+            inside = sum(1 for e in events.values() if lo <= e.position <= hi)
+            if inside >= page["event_count"]:
+                continue
+            on_page = {r["event_id"] for r in receipts_at_t if r.get("page_id") == page["page_id"]}
+            mine = [e for e in ordered if e.event_id in on_page]
+            if mine:
+                last = mine[-1]
+                key = (last.position, 1, last.event_id.encode(), 1)  # immediately after it
+                points.append((key, last.position, None, "incomplete_page"))
+            else:
+                points.append(((lo, 0, b"", 0), lo, None, "incomplete_page"))  # before all at lo
+    block = min(points, key=lambda p: p[0]) if points else None
+
+    committed = None
+    for e in ordered:
+        if block is not None and e.order() >= block[0]:
+            break
+        if e.eligible and e.durable:
+            committed = e
+    consumer = INF if block is None else (block[1], False)
+
+    provider = None
+    if ev == "snapshot":
+        bounds = _rows(tables, "snapshot_bounds", scope, partition)
+        if bounds:
+            provider = (bounds[0]["complete_through"], bounds[0]["complete_inclusive"])
+    elif ev == "receipts":
+        fetched = [p for p in _rows(tables, "pages", scope, partition) if p["fetched_at"] <= T]
+        for page in counting_pages(fetched):
+            if page.get("finality_through") is None:
+                continue
+            cert = (page["finality_through"], page["finality_inclusive"])
+            provider = (
+                cert
+                if provider is None
+                else max(provider, cert, key=lambda c: cert_key(c, discrete))
+            )
+    proven = None if provider is None else lower(consumer, provider, discrete)
+    refutation = consumer if provider is None else lower(consumer, provider, discrete)
+
+    won = [
+        r
+        for r in _rows(tables, "checkpoints", scope, partition)
+        if r["cas_result"] == "won" and r["written_at"] <= T
+    ]
+    latest = max(
+        won,
+        key=lambda r: (r["written_at"], r["generation"], r["attempt_id"].encode()),
+        default=None,
+    )
+    claim = None
+    if latest is not None and latest.get("watermark") is not None:
+        claim = (latest["watermark"], latest.get("watermark_inclusive"))
+    if claim is None:
+        status = "no_claim"
+    elif (
+        latest is not None
+        and latest.get("ordering") is not None
+        and latest["ordering"] != info["ordering"]
+    ):
+        status = "incomparable"
+    elif claim[1] is None:
+        status = "unknown_endpoint"
+    elif above(claim, refutation, discrete):
+        status = "overclaim"
+    elif proven is None:
+        status = "no_proof"
+    else:
+        status = "ok"
+
+    def out(cert: Any) -> tuple[Any, Any]:
+        if cert is None or cert == INF:
+            return (None, None)
+        if cert[1] is None:
+            return (cert[0], None)
+        return normalize(cert, discrete)
+
+    eligible = [e for e in events.values() if e.eligible]
+    return {
+        "scope_id": scope,
+        "partition_id": partition,
+        "evidence": ev,
+        "committed_position": committed.position if committed else None,
+        "committed_event_id": committed.event_id if committed else None,
+        "blocking_event_id": block[2] if block else None,
+        "blocking_position": block[1] if block else None,
+        "blocking_reason": block[3] if block else None,
+        "consumer": out(consumer),
+        "provider": out(provider),
+        "proven": out(proven),
+        "claimed": out(claim),
+        "claimed_generation": latest["generation"] if claim is not None and latest else None,
+        "claim_status": status,
+        "eligible_events": len(eligible),
+        "durable_events": sum(1 for e in eligible if e.durable),
+        "replayed_events": sum(1 for e in events.values() if e.durable > 1),
+    }
+
+
+def end_of_log(tables: Tables) -> Any:
+    times: list[Any] = []
+    for name, column in (
+        ("checkpoints", "written_at"),
+        ("receipts", "recorded_at"),
+        ("pages", "fetched_at"),
+        ("epochs", "effective_at"),
+        ("published", "published_at"),
+        ("snapshot", "visible_at"),
+    ):
+        times.extend(r[column] for r in tables.get(name, ()) if r.get(column) is not None)
+    return max(times)
+
+
+def watermarks(tables: Tables, T: Any = None) -> list[dict[str, Any]]:
+    at = end_of_log(tables) if T is None else T
+    return [partition_state(tables, s, p, at) for s, p in partitions(tables)]
+
+
+def rows_until(tables: Tables, T: Any) -> dict[str, list[Row]]:
+    """The log set with every row after T removed (§4's as-of)."""
+    stamps = {
+        "checkpoints": "written_at",
+        "receipts": "recorded_at",
+        "pages": "fetched_at",
+        "epochs": "effective_at",
+        "published": "published_at",
+        "snapshot": "visible_at",
+    }
+    out: dict[str, list[Row]] = {}
+    for name, rows in tables.items():
+        column = stamps.get(name)
+        out[name] = [r for r in rows if column is None or r.get(column) is None or r[column] <= T]
+    return out
+
+
+def ids(rows: Iterable[Row]) -> list[Any]:
+    return [(r["scope_id"], r["partition_id"]) for r in rows]

@@ -1,0 +1,159 @@
+"""Random small log sets for property-based tests: few rows, many collisions.
+
+Positions, times and tokens are drawn from tiny ranges so that ties, replays,
+mutated orderings, token chains, incomplete pages and equal timestamps happen
+often. Every drawn log set is valid (CONTRACT.md §1).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from hypothesis import strategies as st
+
+T0 = datetime(2026, 1, 1)
+OUTCOMES = ["committed", "committed", "dead_lettered", "failed", "ineligible"]
+
+
+def moment(seconds: int) -> datetime:
+    return T0 + timedelta(seconds=seconds)
+
+
+@st.composite
+def logsets(draw: st.DrawFn, *, timestamps: bool | None = None) -> dict[str, Any]:
+    """A dict with ``tables`` (rows per table) and ``coordinate`` (int64/timestamp)."""
+    ts = draw(st.booleans()) if timestamps is None else timestamps
+
+    def coord(value: int) -> Any:
+        return T0 + timedelta(minutes=value) if ts else value
+
+    times = st.integers(min_value=0, max_value=12)
+    positions = st.integers(min_value=0, max_value=8)
+    tables: dict[str, list[dict[str, Any]]] = {
+        "checkpoints": [],
+        "receipts": [],
+        "pages": [],
+        "snapshot": [],
+        "snapshot_bounds": [],
+    }
+    scopes = ["s0", "s1"][: draw(st.integers(1, 2))]
+    declared = draw(st.booleans())
+    if declared:
+        tables["scopes"] = [
+            {
+                "scope_id": s,
+                "ordering": "seq",
+                "domain": "dense" if ts else draw(st.sampled_from(["discrete", "dense"])),
+            }
+            for s in scopes
+        ]
+    page_number = 0
+    for scope in scopes:
+        for partition in ["p0", "p1", "p2"][: draw(st.integers(1, 3))]:
+            where = {"scope_id": scope, "partition_id": partition}
+            evidence = draw(st.sampled_from(["receipts", "receipts", "snapshot", "none"]))
+            event_ids = ["a", "b", "c", "d", "e"][: draw(st.integers(0, 5))]
+            home = {e: draw(positions) for e in event_ids}
+            page_ids: list[str] = []
+            if evidence != "none":
+                for _ in range(draw(st.integers(0, 3))):
+                    page_number += 1
+                    count = draw(st.integers(0, 3))
+                    lo = draw(positions)
+                    hi = lo + draw(st.integers(0, 3))
+                    fin = draw(st.one_of(st.none(), positions))
+                    page_ids.append(f"g{page_number}")
+                    tables["pages"].append(
+                        {
+                            **where,
+                            "attempt_id": draw(st.sampled_from(["a1", "a2"])),
+                            "page_id": f"g{page_number}",
+                            "page_seq": draw(st.integers(0, 3)),
+                            "request_token": draw(st.sampled_from([None, "t1", "t2", "t3"])),
+                            "next_token": draw(st.sampled_from([None, "t1", "t2", "t3"])),
+                            "event_count": count,
+                            "min_position": coord(lo) if count else None,
+                            "max_position": coord(hi) if count else None,
+                            "finality_through": None if fin is None else coord(fin),
+                            "finality_inclusive": None if fin is None else draw(st.booleans()),
+                            "fetched_at": moment(draw(times)),
+                        }
+                    )
+                for event in event_ids:
+                    for _ in range(draw(st.integers(0, 3))):
+                        moved = draw(st.integers(0, 9)) == 0
+                        outcome = draw(st.sampled_from(OUTCOMES))
+                        tables["receipts"].append(
+                            {
+                                **where,
+                                "event_id": event,
+                                "position": coord(draw(positions) if moved else home[event]),
+                                "outcome": outcome,
+                                "eligibility_stable": draw(st.one_of(st.none(), st.booleans()))
+                                if outcome == "ineligible"
+                                else None,
+                                "attempt_id": draw(st.sampled_from(["a1", "a2"])),
+                                "page_id": draw(st.sampled_from([None, *page_ids])),
+                                "recorded_at": moment(draw(times)),
+                            }
+                        )
+            if evidence == "snapshot":
+                for event in event_ids:
+                    if draw(st.integers(0, 4)) == 0:
+                        continue  # the snapshot lacks it
+                    tables["snapshot"].append(
+                        {
+                            **where,
+                            "event_id": event,
+                            "position": coord(home[event]),
+                            "eligible": draw(st.booleans()),
+                            "eligibility_stable": draw(st.booleans()),
+                            "visible_at": draw(st.one_of(st.none(), times.map(moment))),
+                        }
+                    )
+                bound = draw(positions)
+                tables["snapshot_bounds"].append(
+                    {
+                        **where,
+                        "complete_through": coord(bound),
+                        "complete_inclusive": draw(st.booleans()),
+                    }
+                )
+            generation = 0
+            for _ in range(draw(st.integers(0, 3))):
+                expected = generation if draw(st.integers(0, 4)) else draw(st.integers(0, 2))
+                generation = expected + 1
+                mark = draw(st.one_of(st.none(), positions))
+                tables["checkpoints"].append(
+                    {
+                        **where,
+                        "attempt_id": draw(st.sampled_from(["a1", "a2"])),
+                        "owner_epoch": draw(st.integers(0, 2)),
+                        "expected_generation": expected,
+                        "generation": generation,
+                        "cas_result": draw(st.sampled_from(["won", "won", "lost"])),
+                        "written_at": moment(draw(times)),
+                        "watermark": None if mark is None else coord(mark),
+                        "watermark_inclusive": None
+                        if mark is None
+                        else draw(st.one_of(st.none(), st.booleans())),
+                        "ordering": draw(st.sampled_from([None, None, "other"])),
+                    }
+                )
+    if not tables["checkpoints"]:
+        tables["checkpoints"].append(
+            {
+                "scope_id": scopes[0],
+                "partition_id": "p0",
+                "attempt_id": "a1",
+                "owner_epoch": 0,
+                "expected_generation": 0,
+                "generation": 1,
+                "cas_result": "lost",
+                "written_at": moment(0),
+                "watermark": None,
+                "watermark_inclusive": None,
+            }
+        )
+    return {"tables": tables, "coordinate": "timestamp" if ts else "int64"}
