@@ -14,7 +14,10 @@ from pathlib import Path
 
 from reconcile.db import EngineConfig
 from reconcile.errors import InputError, InvalidLogSet, ReconcileError, UsageError
+from reconcile.api import open_logset
+from reconcile.engine import watermarks
 from reconcile.progress import Progress
+from reconcile.render.tables import render_watermarks_json, render_watermarks_text
 from reconcile.render.validation import render_json, render_text
 from reconcile.simulate import FAULTS, SimOptions, simulate
 from reconcile.simulate.options import Eligibility, Evidence, Membership
@@ -75,6 +78,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _engine_options(validate)
 
+    marks = commands.add_parser(
+        "watermarks",
+        help="each partition's eligible-prefix watermark and certificates",
+        description="Compute, for every partition, how far every eligible event has a"
+        " durable outcome, what blocks it, and its consumer, provider, proven and claimed"
+        " certificates (CONTRACT.md §4.1-§4.11), as of a time.",
+    )
+    marks.add_argument("logset", type=Path, metavar="LOGSET", help="the log set directory")
+    marks.add_argument(
+        "--as-of",
+        metavar="TIMESTAMP",
+        help="evaluate as of this time (ISO 8601; naive means UTC); default: the end of"
+        " the log set",
+    )
+    marks.add_argument("--json", action="store_true", help="print the rows as JSON")
+    _engine_options(marks)
+
     simulate = commands.add_parser(
         "simulate",
         help="write a simulated ingestion log set, with faults and their truth",
@@ -126,6 +146,13 @@ def _validate(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_INVALID
 
 
+def _watermarks(args: argparse.Namespace) -> int:
+    with open_logset(args.logset, config=_config(args)) as logset:
+        frame = watermarks(logset, as_of=args.as_of)
+    print(render_watermarks_json(frame) if args.json else render_watermarks_text(frame))
+    return EXIT_OK
+
+
 def _simulate(args: argparse.Namespace) -> int:
     options = SimOptions(
         seed=args.seed,
@@ -164,6 +191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _validate(args)
         if args.command == "simulate":
             return _simulate(args)
+        if args.command == "watermarks":
+            return _watermarks(args)
         raise UsageError(f"unknown command {args.command}")
     except InvalidLogSet as error:
         print(render_text(error.report), file=sys.stderr)

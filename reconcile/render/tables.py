@@ -1,0 +1,57 @@
+"""Result frames as text for a terminal, and as JSON."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+import polars as pl
+
+WATERMARK_COLUMNS = (
+    "scope_id",
+    "partition_id",
+    "evidence",
+    "committed_position",
+    "blocking_position",
+    "blocking_reason",
+    "proven_through",
+    "proven_inclusive",
+    "claimed_through",
+    "claimed_inclusive",
+    "claim_status",
+)
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value
+
+
+def frame_json(frame: pl.DataFrame) -> str:
+    rows = [{k: _json_value(v) for k, v in row.items()} for row in frame.iter_rows(named=True)]
+    return json.dumps(rows, indent=2)
+
+
+def render_watermarks_json(frame: pl.DataFrame) -> str:
+    return frame_json(frame)
+
+
+def render_watermarks_text(frame: pl.DataFrame) -> str:
+    """One line per partition: where its prefix stops and what it can certify."""
+    if frame.is_empty():
+        return "no partitions"
+    as_of = frame["as_of"][0]
+    lines = [f"as of {as_of.isoformat()}Z", ""]
+    shown = frame.select(WATERMARK_COLUMNS)
+    with pl.Config(
+        tbl_rows=-1,
+        tbl_cols=-1,
+        tbl_width_chars=200,
+        tbl_hide_dataframe_shape=True,
+        tbl_hide_column_data_types=True,
+        tbl_formatting="ASCII_MARKDOWN",
+    ):
+        lines.append(str(shown))
+    return "\n".join(lines)
