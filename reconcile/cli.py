@@ -12,10 +12,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from reconcile.db import EngineConfig
-from reconcile.errors import InputError, InvalidLogSet, ReconcileError, UsageError
 from reconcile.api import open_logset
+from reconcile.db import EngineConfig
 from reconcile.engine import watermarks
+from reconcile.errors import InputError, InvalidLogSet, ReconcileError, UsageError
 from reconcile.progress import Progress
 from reconcile.render.tables import render_watermarks_json, render_watermarks_text
 from reconcile.render.validation import render_json, render_text
