@@ -31,6 +31,24 @@ WATERMARK_STEPS: tuple[tuple[str, str], ...] = (
 )
 
 
+# The step functions of each partition's certificates over time, built on the above.
+HISTORY_STEPS: tuple[tuple[str, str], ...] = (
+    ("rc_mutations", "history/mutations"),
+    ("rc_event_segments", "history/event_segments"),
+    ("rc_records", "history/records"),
+    ("rc_page_windows", "history/page_windows"),
+    ("rc_provider_steps", "history/provider_steps"),
+    ("rc_claim_steps", "history/claim_steps"),
+)
+
+# Evaluating points (rc_points: point_id, scope_id, partition_id, t): rebuilt per call.
+POINT_STEPS: tuple[tuple[str, str], ...] = (
+    ("rc_point_pages", "history/point_pages"),
+    ("rc_moving_receipts", "history/moving_receipts"),
+    ("rc_point_certs", "history/point_certs"),
+)
+
+
 def _as_text(value: Any) -> str:
     """A timestamp as text DuckDB parses back without losing nanoseconds."""
     if isinstance(value, datetime):
@@ -101,11 +119,12 @@ class Analysis:
             raise KeyError(f"no value for query parameters {sorted(missing)}")
         return {k: v for k, v in values.items() if k in wanted}
 
-    def build(self, table: str, query: str) -> None:
-        """Run a named query into a working table (once per analysis)."""
-        if table in self._done:
+    def build(self, table: str, query: str, *, again: bool = False) -> None:
+        """Run a named query into a working table (once per analysis, unless again)."""
+        if table in self._done and not again:
             return
         sql = load(query)
+        # The table name is one of the engine's own (rc_*), never a user's string.
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {sql}", self.params(sql))
         self._done.add(table)
 
@@ -124,6 +143,40 @@ class Analysis:
         """The `watermarks` table of CONTRACT.md §6 as of T."""
         self.run(WATERMARK_STEPS)
         return self.frame("watermarks/watermarks")
+
+    def prepare_history(self) -> None:
+        self.run(WATERMARK_STEPS)
+        self.run(HISTORY_STEPS)
+
+    def load_points(self, points: pl.DataFrame) -> None:
+        """Make ``points`` (scope_id, partition_id, t) the points to evaluate."""
+        frame = points.select(
+            pl.int_range(pl.len(), dtype=pl.Int64).alias("point_id"),
+            pl.col("scope_id").cast(pl.String),
+            pl.col("partition_id").cast(pl.String),
+            pl.col("t").cast(pl.Datetime("ns")),
+        )
+        self.con.register("rc_points_input", frame.to_arrow())
+        try:
+            self.con.execute("CREATE OR REPLACE TEMP TABLE rc_points AS SELECT * FROM rc_points_input")
+        finally:
+            self.con.unregister("rc_points_input")
+
+    def evaluate_points(self) -> None:
+        """Evaluate the points in rc_points into rc_point_certs."""
+        self.prepare_history()
+        for table, query in POINT_STEPS:
+            self.build(table, query, again=True)
+
+    def certificates_at(self, points: pl.DataFrame) -> pl.DataFrame:
+        """Each point's consumer, provider, proven, refutation and claimed certificates.
+
+        ``points`` has columns scope_id, partition_id and t (instants up to T); the
+        result has a row per point, in the same order, with ``point_id`` its index.
+        """
+        self.load_points(points)
+        self.evaluate_points()
+        return self.frame("history/point_frame")
 
 
 def watermarks(logset: LogSet, as_of: datetime | str | None = None) -> pl.DataFrame:

@@ -43,20 +43,21 @@ events AS (
         e.scope_id,
         e.partition_id,
         e.sort_pos,
+        e.first_at,
         CAST((CAST(rc_num(e.sort_pos) AS HUGEINT) - geometry.base) // geometry.width AS BIGINT) AS bucket
     FROM rc_known_events AS e
     JOIN geometry USING (scope_id, partition_id)
     WHERE rc_num(e.sort_pos) >= geometry.base
 ),
 inside AS (
-    SELECT b.scope_id, b.partition_id, b.page_id, count(*) AS n
+    SELECT b.scope_id, b.partition_id, b.page_id, count(*) AS n, max(e.first_at) AS last_known
     FROM buckets AS b
     JOIN events AS e
         ON e.scope_id = b.scope_id AND e.partition_id = b.partition_id AND e.bucket = b.bucket
     WHERE e.sort_pos BETWEEN b.min_position AND b.max_position
     GROUP BY b.scope_id, b.partition_id, b.page_id
     UNION ALL
-    SELECT w.scope_id, w.partition_id, w.page_id, count(*) AS n
+    SELECT w.scope_id, w.partition_id, w.page_id, count(*) AS n, max(e.first_at) AS last_known
     FROM wide AS w
     JOIN rc_known_events AS e
         ON e.scope_id = w.scope_id AND e.partition_id = w.partition_id
@@ -74,6 +75,7 @@ SELECT
     page.max_position,
     coalesce(inside.n, 0) AS in_range,
     coalesce(inside.n, 0) < page.event_count AS incomplete,
+    inside.last_known,
     own.n_receipts,
     own.first_at,
     own.last_at,

@@ -1,0 +1,14 @@
+-- Each partition's claim as a step function (§4.11): at every instant with won
+-- writes, the latest of them (by generation, then attempt_id) gives the claim.
+SELECT
+    c.scope_id,
+    c.partition_id,
+    c.written_at AS from_t,
+    arg_max(
+        {'watermark': c.watermark, 'inclusive': c.watermark_inclusive,
+         'generation': c.generation, 'attempt_id': c.attempt_id, 'ordering': c.ordering},
+        {'g': c.generation, 'a': c.attempt_id}
+    ) AS latest
+FROM checkpoints AS c
+WHERE c.cas_result = 'won' AND c.written_at <= rc_as_of()
+GROUP BY c.scope_id, c.partition_id, c.written_at

@@ -1,0 +1,63 @@
+-- Event blockers over time (§4.2-§4.6): for every event that is, at some instant up
+-- to T, known and not passable, the segments [from_t, to_t) where it blocks, with
+-- the certificate it imposes: (its position, exclusive). Events durable from their
+-- first receipt never block, and snapshot events visible from the start are handled
+-- by rc_records; neither is listed here.
+WITH ev AS (
+    SELECT
+        k.*,
+        p.discrete,
+        m.sightings
+    FROM rc_known_events AS k
+    JOIN rc_partitions AS p USING (scope_id, partition_id)
+    LEFT JOIN rc_mutations AS m USING (scope_id, partition_id, event_id)
+    WHERE NOT (NOT k.in_snapshot AND NOT k.mutated AND coalesce(k.durable_at = k.first_at, false))
+      AND NOT (k.in_snapshot AND k.always_visible AND NOT k.mutated)
+),
+breaks AS (
+    SELECT
+        ev.*,
+        unnest(list_distinct(list_filter(
+            [CASE WHEN in_snapshot AND always_visible THEN rc_dawn() END,
+             CASE WHEN in_snapshot THEN visible_at END,
+             first_at, durable_at, failed_at, ineligible_at, stable_at]
+            || coalesce([s.seen_at FOR s IN sightings], []),
+            lambda x: x IS NOT NULL
+        ))) AS b
+    FROM ev
+),
+state AS (
+    SELECT
+        *,
+        in_snapshot AND (always_visible OR visible_at <= b) AS in_snap,
+        first_at <= b AS receipted,
+        coalesce(len(list_distinct([s.position FOR s IN sightings IF s.seen_at <= b])) > 1, false)
+            AS mutated_then,
+        coalesce(list_min([s.position FOR s IN sightings IF s.seen_at <= b]), sort_pos) AS pos_then,
+        coalesce(durable_at <= b, false) AS durable_then,
+        coalesce(failed_at <= b, false) AS failed_then,
+        coalesce(stable_at <= b, false) AS stable_then
+    FROM breaks
+),
+blocking AS (
+    SELECT
+        scope_id,
+        partition_id,
+        event_id,
+        b AS from_t,
+        lead(b) OVER (PARTITION BY scope_id, partition_id, event_id ORDER BY b) AS to_t,
+        (in_snap OR coalesce(receipted, false)) AND NOT (
+            NOT mutated_then AND (
+                durable_then
+                OR CASE
+                    WHEN in_snap THEN NOT snap_eligible AND snap_stable
+                    ELSE stable_then AND NOT failed_then
+                END
+            )
+        ) AS blocks,
+        rc_before(pos_then, discrete) AS cert
+    FROM state
+)
+SELECT scope_id, partition_id, event_id, from_t, to_t, cert
+FROM blocking
+WHERE blocks

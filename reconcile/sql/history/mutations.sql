@@ -1,0 +1,35 @@
+-- For each event mutated at T, every position it was seen at and when first
+-- (§4.5), from its receipts and visible snapshot rows: its sort position at an
+-- instant is the lowest position seen by then, and it is mutated from the instant
+-- a second position is seen.
+WITH mutated AS (
+    SELECT scope_id, partition_id, event_id FROM rc_known_events WHERE mutated
+),
+sightings AS (
+    SELECT r.scope_id, r.partition_id, r.event_id, r.position, min(r.recorded_at) AS seen_at
+    FROM receipts AS r
+    SEMI JOIN mutated AS m
+        ON m.scope_id = r.scope_id AND m.partition_id = r.partition_id AND m.event_id = r.event_id
+    WHERE r.recorded_at <= rc_as_of()
+    GROUP BY ALL
+    UNION ALL
+    SELECT s.scope_id, s.partition_id, s.event_id, s.position,
+           coalesce(min(s.visible_at), rc_dawn()) AS seen_at
+    FROM snapshot AS s
+    SEMI JOIN mutated AS m
+        ON m.scope_id = s.scope_id AND m.partition_id = s.partition_id AND m.event_id = s.event_id
+    WHERE s.visible_at IS NULL OR s.visible_at <= rc_as_of()
+    GROUP BY ALL
+),
+positions AS (
+    SELECT scope_id, partition_id, event_id, position, min(seen_at) AS seen_at
+    FROM sightings
+    GROUP BY ALL
+)
+SELECT
+    scope_id,
+    partition_id,
+    event_id,
+    list({'position': position, 'seen_at': seen_at}) AS sightings
+FROM positions
+GROUP BY ALL
