@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from reconcile import open_logset
 from reconcile.engine import Analysis, watermarks
 from tests import reference
+from tests.conftest import examples
 from tests.logsets import write_logset
 from tests.strategies import logsets, moment
 
@@ -66,7 +67,7 @@ def compare(engine: list[dict[str, Any]], expected: list[dict[str, Any]]) -> Non
             assert pair == want[name], f"{where} {name}: {pair!r} != {want[name]!r}"
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=logsets(), cut=st.one_of(st.none(), st.integers(0, 12)))
 def test_engine_matches_reference(case: dict[str, Any], cut: int | None) -> None:
     as_of = None if cut is None else moment(cut)
@@ -74,7 +75,7 @@ def test_engine_matches_reference(case: dict[str, Any], cut: int | None) -> None
     compare(engine_rows(tables, case["coordinate"], as_of), expected_rows(tables, as_of))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=logsets(), cut=st.integers(0, 12))
 def test_as_of_equals_the_log_set_cut_at_that_time(case: dict[str, Any], cut: int) -> None:
     """The result at an earlier T is the result on the log set with every row after T
@@ -100,7 +101,7 @@ def test_as_of_equals_the_log_set_cut_at_that_time(case: dict[str, Any], cut: in
                 assert before[name] == value, (row["partition_id"], name)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=logsets())
 def test_certificates_at_any_instant_equal_the_as_of_result(case: dict[str, Any]) -> None:
     """The time-aware evaluator gives, at every instant, what watermarks(as_of=t)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from reconcile import open_logset
+from reconcile import Analysis, open_logset
 from reconcile.engine import watermarks
 from tests.logsets import at, checkpoint, page, receipt, write_logset
 
@@ -443,3 +443,67 @@ def test_unknown_endpoint_claim(tmp_path: Path) -> None:
     row = marks(tmp_path, {"checkpoints": [checkpoint("p0", 1, 7, inclusive=None)]})["p0"]
     assert (row["claimed_through"], row["claimed_inclusive"]) == (7, None)
     assert row["claim_status"] == "unknown_endpoint"
+
+
+def test_mf_stale_concurrent_retry_loses_and_leaves_the_claim(tmp_path: Path) -> None:
+    """An older attempt's retry of an earlier page finishes late and loses its
+    compare-and-swap: the claim stays the newer winner's."""
+    tables = {
+        "pages": [
+            page("g1", 0, 2, 1, 2, finality_through=2, finality_inclusive=True),
+            page(
+                "g2",
+                0,
+                2,
+                3,
+                4,
+                attempt="a2",
+                fetched=2,
+                finality_through=4,
+                finality_inclusive=True,
+            ),
+        ],
+        "receipts": [
+            receipt("e1", 1, page_id="g1"),
+            receipt("e2", 2, page_id="g1"),
+            receipt("e3", 3, page_id="g2", attempt="a2", recorded=3),
+            receipt("e4", 4, page_id="g2", attempt="a2", recorded=3),
+        ],
+        "checkpoints": [
+            checkpoint("p0", 1, 2, written=1),
+            checkpoint("p0", 2, 4, attempt="a2", owner_epoch=2, written=4),
+            checkpoint("p0", 2, 2, attempt="a1", owner_epoch=1, written=9, cas="lost"),
+        ],
+    }
+    row = marks(tmp_path, tables)["p0"]
+    assert (row["claimed_through"], row["claimed_generation"], row["claim_status"]) == (4, 2, "ok")
+
+
+def test_history_of_the_mutable_membership_case(tmp_path: Path) -> None:
+    """The proven certificate as a step function: before 42 is resolved it stops at
+    41; from the instant 42 is committed it reaches the snapshot's bound."""
+    tables = {
+        "snapshot": [
+            snapshot_row("e41", 41),
+            snapshot_row("e42", 42, eligible=False, stable=False),
+            snapshot_row("e43", 43),
+        ],
+        "snapshot_bounds": [bounds(43)],
+        "receipts": [
+            receipt("e41", 41, recorded=1),
+            receipt("e43", 43, recorded=2),
+            receipt("e42", 42, recorded=9),
+        ],
+        "checkpoints": [checkpoint("p0", 1, 43, written=3)],
+    }
+    path = write_logset(tmp_path / "ls", tables)
+    with open_logset(path) as logset:
+        steps = Analysis(logset).history().to_dicts()
+    proven = [(s["valid_from"], s["through"]) for s in steps if s["basis"] == "proven"]
+    assert proven == [
+        (None, 40),
+        (at(1).replace(tzinfo=None), 41),
+        (at(9).replace(tzinfo=None), 43),
+    ]
+    claimed = [(s["valid_from"], s["through"]) for s in steps if s["basis"] == "claimed"]
+    assert claimed == [(at(3).replace(tzinfo=None), 43)]

@@ -158,7 +158,9 @@ class Analysis:
         )
         self.con.register("rc_points_input", frame.to_arrow())
         try:
-            self.con.execute("CREATE OR REPLACE TEMP TABLE rc_points AS SELECT * FROM rc_points_input")
+            self.con.execute(
+                "CREATE OR REPLACE TEMP TABLE rc_points AS SELECT * FROM rc_points_input"
+            )
         finally:
             self.con.unregister("rc_points_input")
 
@@ -167,6 +169,42 @@ class Analysis:
         self.prepare_history()
         for table, query in POINT_STEPS:
             self.build(table, query, again=True)
+
+    def history(self, partitions: pl.DataFrame | None = None) -> pl.DataFrame:
+        """Each partition's proven and claimed certificates as step functions up to T.
+
+        One row per (partition, basis) and instant its certificate changes:
+        ``valid_from``, ``through``, ``inclusive`` (and ``generation`` for claims);
+        a row with a null ``through`` and ``inclusive`` means no certificate. Exact:
+        the value between rows is what ``watermarks(as_of=t)`` gives. Inside pages
+        being handled the proven certificate moves with every receipt, so the table
+        grows with the receipts of the partitions asked for: pass ``partitions``
+        (scope_id, partition_id) to look at a few.
+        """
+        self.prepare_history()
+        if partitions is None:
+            self.con.execute(
+                "CREATE OR REPLACE TEMP TABLE rc_selected AS"
+                " SELECT scope_id, partition_id FROM rc_partitions"
+            )
+        else:
+            chosen = partitions.select(
+                pl.col("scope_id").cast(pl.String), pl.col("partition_id").cast(pl.String)
+            )
+            self.con.register("rc_selected_input", chosen.to_arrow())
+            try:
+                self.con.execute(
+                    "CREATE OR REPLACE TEMP TABLE rc_selected AS SELECT * FROM rc_selected_input"
+                )
+            finally:
+                self.con.unregister("rc_selected_input")
+        sql = load("history/change_points")
+        self.con.execute(
+            "CREATE OR REPLACE TEMP TABLE rc_points AS"
+            f" SELECT row_number() OVER () - 1 AS point_id, * FROM ({sql})"
+        )
+        self.evaluate_points()
+        return self.frame("history/steps")
 
     def certificates_at(self, points: pl.DataFrame) -> pl.DataFrame:
         """Each point's consumer, provider, proven, refutation and claimed certificates.
