@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import pairwise
 from typing import Any
 
 Row = Mapping[str, Any]
@@ -52,13 +53,19 @@ def above(a: Any, b: Any, discrete: bool) -> bool:
 
 
 def coordinate_is_int(tables: Tables) -> bool:
-    for name, column in (
+    columns = (
         ("checkpoints", "watermark"),
         ("receipts", "position"),
         ("pages", "min_position"),
+        ("pages", "finality_through"),
         ("snapshot", "position"),
         ("snapshot_bounds", "complete_through"),
-    ):
+        ("epochs", "cutover"),
+        ("members", "coverage_from"),
+        ("members", "sealed_through"),
+        ("published", "frontier"),
+    )
+    for name, column in columns:
         for row in tables.get(name, ()):
             value = row.get(column)
             if value is not None:
@@ -385,3 +392,233 @@ def rows_until(tables: Tables, T: Any) -> dict[str, list[Row]]:
 
 def ids(rows: Iterable[Row]) -> list[Any]:
     return [(r["scope_id"], r["partition_id"]) for r in rows]
+
+
+# --- membership and frontiers (§4.12-§4.15) ---------------------------------------------
+
+DAWN = datetime(1, 1, 1)
+
+
+def epochs_of(tables: Tables, scope: str) -> list[dict[str, Any]]:
+    declared = [dict(e) for e in tables.get("epochs", ()) if e["scope_id"] == scope]
+    if declared:
+        return sorted(declared, key=lambda e: e["epoch"])
+    return [
+        {
+            "scope_id": scope,
+            "epoch": 1,
+            "effective_at": DAWN,
+            "cutover": None,
+            "cutover_inclusive": None,
+        }
+    ]
+
+
+def members_of(tables: Tables, scope: str, epoch: int) -> list[dict[str, Any]]:
+    if any(e["scope_id"] == scope for e in tables.get("epochs", ())):
+        return [
+            dict(m)
+            for m in tables.get("members", ())
+            if m["scope_id"] == scope and m["epoch"] == epoch
+        ]
+    return [
+        {"partition_id": p, "role": "member", "coverage_from": None}
+        for s, p in partitions(tables)
+        if s == scope
+    ]
+
+
+def member_ids(tables: Tables, scope: str, epoch: int) -> set[str]:
+    return {m["partition_id"] for m in members_of(tables, scope, epoch) if m["role"] == "member"}
+
+
+def changes(tables: Tables, scope: str) -> list[dict[str, Any]]:
+    """Every membership change with the epoch where its proof first stands."""
+    discrete = scopes(tables)[scope]["domain"] == "discrete"
+    eps = epochs_of(tables, scope)
+    out = []
+    for before, here in pairwise(eps):
+        cut = here.get("cutover")
+        cut_incl = here.get("cutover_inclusive")
+        old, new = (
+            member_ids(tables, scope, before["epoch"]),
+            member_ids(tables, scope, here["epoch"]),
+        )
+        for kind, ids in (("join", new - old), ("leave", old - new)):
+            for pid in sorted(ids):
+                proved = None
+                for later in eps:
+                    if later["epoch"] < here["epoch"] or cut is None or cut_incl is None:
+                        continue
+                    for row in members_of(tables, scope, later["epoch"]):
+                        if row["partition_id"] != pid:
+                            continue
+                        if (
+                            kind == "join"
+                            and row["role"] == "member"
+                            and row.get("coverage_from") is not None
+                        ):
+                            c_through, _ = normalize((cut, cut_incl), discrete)
+                            limit = c_through + 1 if discrete else c_through
+                            ok = row["coverage_from"] <= limit
+                        elif kind == "leave" and row["role"] == "retiring":
+                            seal = (row.get("sealed_through"), row.get("sealed_inclusive"))
+                            ok = (
+                                seal[0] is not None
+                                and seal[1] is not None
+                                and not above((cut, cut_incl), seal, discrete)
+                            )
+                        else:
+                            ok = False
+                        if ok and (proved is None or later["epoch"] < proved):
+                            proved = later["epoch"]
+                out.append(
+                    {
+                        "epoch": here["epoch"],
+                        "partition_id": pid,
+                        "change": kind,
+                        "proved_in": proved,
+                    }
+                )
+    return out
+
+
+def epoch_proven(tables: Tables, scope: str, epoch: int) -> bool:
+    return all(
+        c["proved_in"] is not None and c["proved_in"] <= epoch
+        for c in changes(tables, scope)
+        if c["epoch"] <= epoch
+    )
+
+
+def epoch_at(tables: Tables, scope: str, T: Any) -> int | None:
+    live = [e for e in epochs_of(tables, scope) if e["effective_at"] <= T]
+    if not live:
+        return None
+    return max(live, key=lambda e: (e["effective_at"], e["epoch"]))["epoch"]
+
+
+def frontier(tables: Tables, scope: str, basis: str, T: Any) -> dict[str, Any]:
+    info = scopes(tables)[scope]
+    discrete = info["domain"] == "discrete"
+    epoch = epoch_at(tables, scope, T)
+    if epoch is None:
+        return {
+            "epoch": None,
+            "kind": "vector",
+            "frontier": None,
+            "frontier_inclusive": None,
+            "limiting_partitions": [],
+            "reasons": ["unproven_membership"],
+            "members": 0,
+        }
+    ids = sorted(member_ids(tables, scope, epoch))
+    certs = {}
+    unknown = incomparable = missing = 0
+    for pid in ids:
+        state = partition_state(tables, scope, pid, T)
+        pair = state["claimed"] if basis == "claimed" else state["proven"]
+        if pair == (None, None):
+            missing += 1
+            continue
+        skip = False
+        if basis == "claimed" and state["claim_status"] == "incomparable":
+            incomparable += 1
+            skip = True
+        if pair[1] is None:
+            unknown += 1  # every reason that applies: both may
+            skip = True
+        if not skip:
+            certs[pid] = pair
+    proven = epoch_proven(tables, scope, epoch)
+    reasons = []
+    if not ids or missing:
+        reasons.append("no_certificate")
+    if unknown:
+        reasons.append("unknown_endpoint")
+    if incomparable:
+        reasons.append("incomparable_ordering")
+    if not proven:
+        reasons.append("unproven_membership")
+    if reasons:
+        return {
+            "epoch": epoch,
+            "kind": "vector",
+            "frontier": None,
+            "frontier_inclusive": None,
+            "limiting_partitions": [],
+            "reasons": reasons,
+            "members": len(ids),
+        }
+    low = min(certs.values(), key=lambda c: cert_key(c, discrete))
+    limiting = [p for p in ids if cert_key(certs[p], discrete) == cert_key(low, discrete)]
+    return {
+        "epoch": epoch,
+        "kind": "scalar",
+        "frontier": low[0],
+        "frontier_inclusive": low[1],
+        "limiting_partitions": limiting,
+        "reasons": [],
+        "members": len(ids),
+    }
+
+
+def frontiers(tables: Tables, T: Any = None) -> list[dict[str, Any]]:
+    at = end_of_log(tables) if T is None else T
+    return [
+        {"scope_id": s, "basis": b, **frontier(tables, s, b, at)}
+        for s in scopes(tables)
+        for b in ("claimed", "proven")
+    ]
+
+
+def frontier_history(tables: Tables, T: Any = None) -> list[dict[str, Any]]:
+    at = end_of_log(tables) if T is None else T
+    out = []
+    for scope in scopes(tables):
+        won = [
+            r
+            for r in tables.get("checkpoints", ())
+            if r["scope_id"] == scope and r["cas_result"] == "won" and r["written_at"] <= at
+        ]
+        instants = sorted(
+            {r["written_at"] for r in won}
+            | {
+                e["effective_at"]
+                for e in tables.get("epochs", ())
+                if e["scope_id"] == scope and e["effective_at"] <= at
+            }
+        )
+        for basis in ("claimed", "proven"):
+            previous = None
+            for t in instants:
+                f = frontier(tables, scope, basis, t)
+                key = (f["epoch"], f["kind"], f["frontier"], f["frontier_inclusive"])
+                if key == previous:
+                    continue
+                previous = key
+                trigger = min(
+                    (r for r in won if r["written_at"] == t),
+                    key=lambda r: (r["partition_id"].encode(), r["generation"]),
+                    default=None,
+                )
+                out.append(
+                    {
+                        "scope_id": scope,
+                        "basis": basis,
+                        "at": t,
+                        **{
+                            k: f[k]
+                            for k in (
+                                "epoch",
+                                "kind",
+                                "frontier",
+                                "frontier_inclusive",
+                                "limiting_partitions",
+                            )
+                        },
+                        "trigger_partition_id": trigger["partition_id"] if trigger else None,
+                        "trigger_generation": trigger["generation"] if trigger else None,
+                    }
+                )
+    return out

@@ -141,6 +141,60 @@ def logsets(draw: st.DrawFn, *, timestamps: bool | None = None) -> dict[str, Any
                         "ordering": draw(st.sampled_from([None, None, "other"])),
                     }
                 )
+    if draw(st.booleans()):
+        # membership epochs for the first scope: members drawn from its partitions
+        scope = scopes[0]
+        parts = sorted(
+            {
+                r["partition_id"]
+                for name in ("checkpoints", "receipts", "pages", "snapshot", "snapshot_bounds")
+                for r in tables[name]
+                if r["scope_id"] == scope
+            }
+            | {"p0", "p9"}
+        )
+        tables["epochs"], tables["members"] = [], []
+        when = 0
+        for epoch in range(1, draw(st.integers(1, 3)) + 1):
+            when += draw(st.integers(0, 6))
+            cut = draw(st.one_of(st.none(), positions)) if epoch > 1 else None
+            if epoch > 1 and cut is None:
+                cut = draw(positions)
+            tables["epochs"].append(
+                {
+                    "scope_id": scope,
+                    "epoch": epoch,
+                    "effective_at": moment(when),
+                    "cutover": None if cut is None else coord(cut),
+                    "cutover_inclusive": None
+                    if cut is None
+                    else draw(st.one_of(st.none(), st.booleans(), st.booleans())),
+                }
+            )
+            for pid in parts:
+                role = draw(st.sampled_from(["member", "member", "retiring", None]))
+                if role is None:
+                    continue
+                row: dict[str, Any] = {
+                    "scope_id": scope,
+                    "epoch": epoch,
+                    "partition_id": pid,
+                    "role": role,
+                }
+                if role == "member":
+                    start = draw(st.one_of(st.none(), positions))
+                    row["coverage_from"] = None if start is None else coord(start)
+                else:
+                    seal = draw(st.one_of(st.none(), positions))
+                    row["sealed_through"] = None if seal is None else coord(seal)
+                    row["sealed_inclusive"] = (
+                        None if seal is None else draw(st.one_of(st.none(), st.booleans()))
+                    )
+                tables["members"].append(row)
+        if not tables["members"]:
+            tables["members"].append(
+                {"scope_id": scope, "epoch": 1, "partition_id": "p0", "role": "member"}
+            )
     if not tables["checkpoints"]:
         tables["checkpoints"].append(
             {

@@ -8,6 +8,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from reconcile.engine.frontier import frontier_history
 from reconcile.errors import UsageError
 from reconcile.logset.load import LogSet
 from reconcile.sql import load, parameters
@@ -28,6 +29,16 @@ WATERMARK_STEPS: tuple[tuple[str, str], ...] = (
     ("rc_event_summary", "watermarks/event_summary"),
     ("rc_blocking", "watermarks/blocking"),
     ("rc_committed", "watermarks/committed"),
+    ("rc_certs", "watermarks/partition_certs"),
+)
+
+# Membership and the frontier at T.
+FRONTIER_STEPS: tuple[tuple[str, str], ...] = (
+    ("rc_epochs", "frontier/epochs"),
+    ("rc_members", "frontier/members"),
+    ("rc_changes", "frontier/changes"),
+    ("rc_epoch_status", "frontier/epoch_status"),
+    ("rc_in_force", "frontier/in_force"),
 )
 
 
@@ -143,6 +154,16 @@ class Analysis:
         """The `watermarks` table of CONTRACT.md §6 as of T."""
         self.run(WATERMARK_STEPS)
         return self.frame("watermarks/watermarks")
+
+    def frontiers(self) -> pl.DataFrame:
+        """The `frontiers` table of CONTRACT.md §6 as of T: per scope and basis."""
+        self.run(WATERMARK_STEPS)
+        self.run(FRONTIER_STEPS)
+        return self.frame("frontier/frontiers")
+
+    def frontier_history(self) -> pl.DataFrame:
+        """The `frontier_history` table of CONTRACT.md §6 up to T."""
+        return frontier_history(self)
 
     def prepare_history(self) -> None:
         self.run(WATERMARK_STEPS)

@@ -3,3 +3,4 @@
 CREATE OR REPLACE TEMP MACRO rc_pred(v) AS v - 1;
 -- rc_num: the coordinate as a number, for bucketing.
 CREATE OR REPLACE TEMP MACRO rc_num(v) AS CAST(v AS BIGINT);
+CREATE OR REPLACE TEMP MACRO rc_succ(v) AS v + 1;

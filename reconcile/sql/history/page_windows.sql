@@ -30,6 +30,7 @@ windows AS (
         ps.min_position,
         ps.first_at AS first_own_at,
         ps.last_at AS last_own_at,
+        ps.own_min_pos,
         ps.block.p AS tail_pos
     FROM rc_page_status AS ps
     JOIN rc_partitions AS p USING (scope_id, partition_id)

@@ -11,7 +11,8 @@ SELECT
     count(*) AS n_receipts,
     min(r.recorded_at) AS first_at,
     max(r.recorded_at) AS last_at,
-    max({'p': coalesce(m.sort_pos, r.position), 'e': r.event_id}) AS last_event
+    max({'p': coalesce(m.sort_pos, r.position), 'e': r.event_id}) AS last_event,
+    min(coalesce(m.sort_pos, r.position)) AS own_min_pos
 FROM receipts AS r
 LEFT JOIN mutated AS m
     ON m.scope_id = r.scope_id AND m.partition_id = r.partition_id AND m.event_id = r.event_id

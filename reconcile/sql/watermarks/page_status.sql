@@ -79,6 +79,7 @@ SELECT
     own.n_receipts,
     own.first_at,
     own.last_at,
+    own.own_min_pos,
     -- where an incomplete page blocks: right after the last event with a receipt on
     -- it ({p, 1, e, 1}), or before every event at min_position ({p, 0, '', 0})
     CASE

@@ -1,0 +1,89 @@
+"""Frontier history (CONTRACT.md §4.15): the frontier on both bases at every instant.
+
+Cost stays near O((C + S) log C) for C instants and S steps of the partitions'
+certificates, never instants × partitions:
+
+* the claimed basis is the minimum of each member's claim, a step function that
+  changes only at its own won writes: a segment tree over instant numbers gives
+  the minimum at every instant (``sql/tree``), running sums the counts of members
+  without a claim, with an unknown endpoint or in another ordering;
+* the proven basis is the minimum over members of min(consumer, provider). Its
+  parts that hold still between changes (provider certificates, event blockers,
+  the snapshot prefix, pages before their first and after their last receipt) go
+  into the same tree; only pages whose block climbs receipt by receipt can go
+  lower, and only where their lowest possible block is not above that minimum.
+  Those few points are evaluated exactly, by the same evaluator as
+  :meth:`Analysis.certificates_at`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from reconcile.sql import load
+
+if TYPE_CHECKING:
+    from reconcile.engine.analysis import Analysis
+
+HISTORY_FRONTIER_STEPS: tuple[tuple[str, str], ...] = (
+    ("rc_instants", "frontier/instants"),
+    ("rc_member_spans", "frontier/member_spans"),
+)
+
+
+def _table(analysis: Analysis, table: str, query: str) -> None:
+    analysis.build(table, query, again=True)
+
+
+def _tree(analysis: Analysis, intervals: str, out: str) -> None:
+    """rc_tree_in from ``intervals``, then the minimum at every instant into ``out``."""
+    _table(analysis, "rc_tree_in", intervals)
+    _table(analysis, "rc_tree_points", "frontier/tree_points")
+    _table(analysis, "rc_tree_nodes", "tree/nodes")
+    _table(analysis, "rc_tree_out", "tree/query")
+    _table(analysis, out, "frontier/tree_out")
+
+
+def _rows(analysis: Analysis, basis: str) -> pl.DataFrame:
+    sql = load("frontier/history_rows")
+    result = analysis.con.sql(sql, params={"basis": basis}).to_arrow_table()
+    frame = pl.from_arrow(result)
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+def claimed_history(analysis: Analysis) -> pl.DataFrame:
+    _table(analysis, "rc_claim_segments", "frontier/claim_segments")
+    _tree(analysis, "frontier/tree_in_claimed", "rc_hist_min")
+    _table(analysis, "rc_hist_counts", "frontier/claim_counts")
+    _table(analysis, "rc_hist_holders", "frontier/claimed_holders")
+    return _rows(analysis, "claimed")
+
+
+def proven_history(analysis: Analysis) -> pl.DataFrame:
+    _table(analysis, "rc_proven_segments", "frontier/proven_segments")
+    _tree(analysis, "frontier/tree_in_proven", "rc_fx")
+    _table(analysis, "rc_fx_pieces", "frontier/fx_pieces")
+    _table(analysis, "rc_candidates", "frontier/candidates")
+    _table(analysis, "rc_candidate_points", "frontier/candidate_points")
+    analysis.con.execute(
+        "CREATE OR REPLACE TEMP TABLE rc_points AS"
+        " SELECT point_id, scope_id, partition_id, t FROM rc_candidate_points"
+    )
+    analysis.evaluate_points()
+    _table(analysis, "rc_hist_min", "frontier/proven_min")
+    _table(analysis, "rc_hist_counts", "frontier/proven_counts")
+    _table(analysis, "rc_hist_holders", "frontier/proven_holders")
+    return _rows(analysis, "proven")
+
+
+def frontier_history(analysis: Analysis) -> pl.DataFrame:
+    """The `frontier_history` table of CONTRACT.md §6, both bases."""
+    analysis.frontiers()
+    analysis.prepare_history()
+    analysis.run(HISTORY_FRONTIER_STEPS)
+    claimed = claimed_history(analysis)
+    proven = proven_history(analysis)
+    return pl.concat([claimed, proven]).sort("scope_id", "basis", "idx").drop("idx")

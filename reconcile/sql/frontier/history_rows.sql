@@ -1,0 +1,69 @@
+-- Frontier history rows for one basis (§4.15), from per-instant counts
+-- (rc_hist_counts), the per-instant minimum (rc_hist_min) and the intervals whose
+-- holders limit the frontier when their value is the minimum (rc_hist_holders):
+-- the frontier at every instant, kept at the first and wherever its epoch, kind,
+-- frontier or endpoint changes, with its limiting partitions and its trigger.
+WITH judged AS (
+    SELECT
+        i.scope_id,
+        i.idx,
+        i.t,
+        i.epoch,
+        i.epoch IS NOT NULL AND i.members > 0 AND c.no_cert = 0 AND c.unknown = 0
+            AND c.incomparable = 0 AND i.proven AS scalar,
+        m.v
+    FROM rc_instants AS i
+    JOIN rc_hist_counts AS c USING (scope_id, idx)
+    LEFT JOIN rc_hist_min AS m USING (scope_id, idx)
+),
+stated AS (
+    SELECT
+        scope_id, idx, t, epoch,
+        CASE WHEN scalar THEN 'scalar' ELSE 'vector' END AS kind,
+        CASE WHEN scalar THEN v END AS frontier
+    FROM judged
+),
+kept AS (
+    SELECT *
+    FROM (
+        SELECT
+            *,
+            lag({'e': epoch, 'k': kind, 'f': frontier}) OVER (PARTITION BY scope_id ORDER BY idx)
+                AS previous,
+            row_number() OVER (PARTITION BY scope_id ORDER BY idx) AS n
+        FROM stated
+    )
+    WHERE n = 1 OR previous IS DISTINCT FROM {'e': epoch, 'k': kind, 'f': frontier}
+),
+limiting AS (
+    SELECT k.scope_id, k.idx, list(DISTINCT h.partition_id ORDER BY h.partition_id) AS partitions
+    FROM kept AS k
+    JOIN rc_hist_holders AS h
+        ON h.scope_id = k.scope_id AND h.lo <= k.idx AND k.idx < h.hi AND h.v = k.frontier
+    WHERE k.kind = 'scalar'
+    GROUP BY k.scope_id, k.idx
+),
+triggers AS (
+    SELECT c.scope_id, c.written_at,
+           arg_min({'p': c.partition_id, 'g': c.generation}, {'p': c.partition_id, 'g': c.generation})
+               AS first_write
+    FROM checkpoints AS c
+    WHERE c.cas_result = 'won' AND c.written_at <= rc_as_of()
+    GROUP BY c.scope_id, c.written_at
+)
+SELECT
+    k.scope_id,
+    $basis AS basis,
+    k.t AS at,
+    k.epoch,
+    k.kind,
+    k.frontier.v AS frontier,
+    k.frontier.i = 1 AS frontier_inclusive,
+    CASE WHEN k.kind = 'scalar' THEN coalesce(l.partitions, []) ELSE [] END AS limiting_partitions,
+    tr.first_write.p AS trigger_partition_id,
+    tr.first_write.g AS trigger_generation,
+    k.idx
+FROM kept AS k
+LEFT JOIN limiting AS l USING (scope_id, idx)
+LEFT JOIN triggers AS tr ON tr.scope_id = k.scope_id AND tr.written_at = k.t
+ORDER BY k.scope_id, k.idx
