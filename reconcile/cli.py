@@ -12,12 +12,19 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import polars as pl
+
 from reconcile.api import open_logset
 from reconcile.db import EngineConfig
-from reconcile.engine import watermarks
+from reconcile.engine import Analysis, watermarks
 from reconcile.errors import InputError, InvalidLogSet, ReconcileError, UsageError
 from reconcile.progress import Progress
-from reconcile.render.tables import render_watermarks_json, render_watermarks_text
+from reconcile.render.tables import (
+    frame_json,
+    render_frontiers_text,
+    render_watermarks_json,
+    render_watermarks_text,
+)
 from reconcile.render.validation import render_json, render_text
 from reconcile.simulate import FAULTS, SimOptions, simulate
 from reconcile.simulate.options import Eligibility, Evidence, Membership
@@ -95,6 +102,28 @@ def build_parser() -> argparse.ArgumentParser:
     marks.add_argument("--json", action="store_true", help="print the rows as JSON")
     _engine_options(marks)
 
+    front = commands.add_parser(
+        "frontier",
+        help="the merged frontier of each scope, on both bases",
+        description="Compute each scope's merged frontier (CONTRACT.md §4.12-§4.14): the"
+        " lowest complete-through certificate of the members of the epoch in force, or"
+        " the vector of their certificates with every reason no honest scalar exists.",
+    )
+    front.add_argument("logset", type=Path, metavar="LOGSET", help="the log set directory")
+    front.add_argument(
+        "--as-of",
+        metavar="TIMESTAMP",
+        help="evaluate as of this time (ISO 8601; naive means UTC); default: the end of"
+        " the log set",
+    )
+    front.add_argument(
+        "--basis",
+        choices=["claimed", "proven"],
+        help="only this basis (default: both)",
+    )
+    front.add_argument("--json", action="store_true", help="print the rows as JSON")
+    _engine_options(front)
+
     simulate = commands.add_parser(
         "simulate",
         help="write a simulated ingestion log set, with faults and their truth",
@@ -153,6 +182,15 @@ def _watermarks(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _frontier(args: argparse.Namespace) -> int:
+    with open_logset(args.logset, config=_config(args)) as logset:
+        frame = Analysis(logset, args.as_of).frontiers()
+    if args.basis:
+        frame = frame.filter(pl.col("basis") == args.basis)
+    print(frame_json(frame) if args.json else render_frontiers_text(frame))
+    return EXIT_OK
+
+
 def _simulate(args: argparse.Namespace) -> int:
     options = SimOptions(
         seed=args.seed,
@@ -193,6 +231,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _simulate(args)
         if args.command == "watermarks":
             return _watermarks(args)
+        if args.command == "frontier":
+            return _frontier(args)
         raise UsageError(f"unknown command {args.command}")
     except InvalidLogSet as error:
         print(render_text(error.report), file=sys.stderr)

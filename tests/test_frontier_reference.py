@@ -66,3 +66,83 @@ def test_frontiers_and_history_match_reference(case: dict[str, Any], cut: int | 
     for got, want in zip(got_rows, want_rows, strict=True):
         for name in HISTORY_FIELDS:
             assert got[name] == want[name], (key(got), name)
+
+
+@st.composite
+def snapshot_logsets(draw: st.DrawFn) -> dict[str, Any]:
+    """Snapshot evidence, every event visible from the start, receipts only for the
+    snapshot's events at their positions: nothing can become unproven again."""
+    tables: dict[str, list[dict[str, Any]]] = {
+        "snapshot": [],
+        "snapshot_bounds": [],
+        "receipts": [],
+        "checkpoints": [],
+    }
+    for partition in ["p0", "p1", "p2"][: draw(st.integers(1, 3))]:
+        where = {"scope_id": "s", "partition_id": partition}
+        for i, event in enumerate("abcdef"[: draw(st.integers(1, 6))]):
+            position = i + draw(st.integers(0, 1))
+            tables["snapshot"].append(
+                {
+                    **where,
+                    "event_id": event,
+                    "position": position,
+                    "eligible": draw(st.booleans()),
+                    "eligibility_stable": draw(st.booleans()),
+                    "visible_at": None,
+                }
+            )
+            for _ in range(draw(st.integers(0, 2))):
+                outcome = draw(st.sampled_from(reference_outcomes))
+                tables["receipts"].append(
+                    {
+                        **where,
+                        "event_id": event,
+                        "position": position,
+                        "outcome": outcome,
+                        "eligibility_stable": draw(st.booleans())
+                        if outcome == "ineligible"
+                        else None,
+                        "attempt_id": "a",
+                        "recorded_at": moment(draw(st.integers(0, 12))),
+                    }
+                )
+        tables["snapshot_bounds"].append(
+            {
+                **where,
+                "complete_through": draw(st.integers(0, 8)),
+                "complete_inclusive": draw(st.booleans()),
+            }
+        )
+        for g in range(1, draw(st.integers(1, 4)) + 1):
+            tables["checkpoints"].append(
+                {
+                    **where,
+                    "attempt_id": "a",
+                    "owner_epoch": 0,
+                    "expected_generation": g - 1,
+                    "generation": g,
+                    "cas_result": "won",
+                    "written_at": moment(draw(st.integers(0, 12))),
+                    "watermark": draw(st.integers(0, 8)),
+                    "watermark_inclusive": True,
+                }
+            )
+    return {"tables": tables, "coordinate": "int64"}
+
+
+reference_outcomes = ["committed", "dead_lettered", "failed", "ineligible"]
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=snapshot_logsets())
+def test_proven_frontier_with_snapshot_evidence_never_decreases(case: dict[str, Any]) -> None:
+    _, history = run(case, None)
+    proven = [r for r in history if r["basis"] == "proven" and r["kind"] == "scalar"]
+    for before, after in zip(proven, proven[1:], strict=False):
+        if before["epoch"] != after["epoch"]:
+            continue
+        assert (before["frontier"], before["frontier_inclusive"]) <= (
+            after["frontier"],
+            after["frontier_inclusive"],
+        ), (before, after)

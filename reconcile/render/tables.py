@@ -55,3 +55,36 @@ def render_watermarks_text(frame: pl.DataFrame) -> str:
     ):
         lines.append(str(shown))
     return "\n".join(lines)
+
+
+def _certificate(through: Any, inclusive: Any) -> str:
+    if through is None:
+        return "-"
+    value = through.isoformat() if isinstance(through, datetime) else str(through)
+    if inclusive is None:
+        return f"{value} (endpoint unknown)"
+    return f"<= {value}" if inclusive else f"< {value}"
+
+
+def render_frontiers_text(frame: pl.DataFrame) -> str:
+    """Each scope's frontier per basis: the scalar and who holds it, or the vector
+    and why no scalar exists."""
+    if frame.is_empty():
+        return "no scopes"
+    lines = [f"as of {frame['as_of'][0].isoformat()}Z"]
+    for row in frame.iter_rows(named=True):
+        epoch = "no epoch in force" if row["epoch"] is None else f"epoch {row['epoch']}"
+        head = f"{row['scope_id']} [{row['basis']}] {epoch}, {row['members']} member(s): "
+        if row["kind"] == "scalar":
+            limiting = ", ".join(row["limiting_partitions"])
+            lines.append(
+                head
+                + f"complete {_certificate(row['frontier'], row['frontier_inclusive'])}"
+                + f" (held by {limiting})"
+            )
+        else:
+            lines.append(head + f"vector: {', '.join(row['reasons'])}")
+            for item in row["vector"] or []:
+                cert = _certificate(item["through"], item["inclusive"])
+                lines.append(f"    {item['partition_id']}: {cert}")
+    return "\n".join(lines)
