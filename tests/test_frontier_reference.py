@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -139,7 +140,7 @@ reference_outcomes = ["committed", "dead_lettered", "failed", "ineligible"]
 def test_proven_frontier_with_snapshot_evidence_never_decreases(case: dict[str, Any]) -> None:
     _, history = run(case, None)
     proven = [r for r in history if r["basis"] == "proven" and r["kind"] == "scalar"]
-    for before, after in zip(proven, proven[1:], strict=False):
+    for before, after in pairwise(proven):
         if before["epoch"] != after["epoch"]:
             continue
         assert (before["frontier"], before["frontier_inclusive"]) <= (
