@@ -47,6 +47,13 @@ def _tree(analysis: Analysis, intervals: str, out: str) -> None:
 
 
 def _rows(analysis: Analysis, basis: str) -> pl.DataFrame:
+    sql = load("frontier/frontier_at")
+    analysis.con.execute(
+        "CREATE TEMP TABLE IF NOT EXISTS rc_frontier_at AS SELECT * FROM (" + sql + ") WHERE false",
+        {"basis": basis},
+    )
+    analysis.con.execute("DELETE FROM rc_frontier_at WHERE basis = $basis", {"basis": basis})
+    analysis.con.execute("INSERT INTO rc_frontier_at " + sql, {"basis": basis})
     sql = load("frontier/history_rows")
     result = analysis.con.sql(sql, params={"basis": basis}).to_arrow_table()
     frame = pl.from_arrow(result)
@@ -80,8 +87,13 @@ def proven_history(analysis: Analysis) -> pl.DataFrame:
 
 
 def frontier_history(analysis: Analysis) -> pl.DataFrame:
-    """The `frontier_history` table of CONTRACT.md §6, both bases."""
+    """The `frontier_history` table of CONTRACT.md §6, both bases.
+
+    Also leaves ``rc_frontier_at``: the frontier of both bases at every instant of
+    ``rc_instants``, publications and the instants before epoch changes included.
+    """
     analysis.frontiers()
+    analysis.con.execute("DROP TABLE IF EXISTS rc_frontier_at")
     analysis.prepare_history()
     analysis.run(HISTORY_FRONTIER_STEPS)
     claimed = claimed_history(analysis)

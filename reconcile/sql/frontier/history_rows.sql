@@ -3,25 +3,10 @@
 -- holders limit the frontier when their value is the minimum (rc_hist_holders):
 -- the frontier at every instant, kept at the first and wherever its epoch, kind,
 -- frontier or endpoint changes, with its limiting partitions and its trigger.
-WITH judged AS (
-    SELECT
-        i.scope_id,
-        i.idx,
-        i.t,
-        i.epoch,
-        i.epoch IS NOT NULL AND i.members > 0 AND c.no_cert = 0 AND c.unknown = 0
-            AND c.incomparable = 0 AND i.proven AS scalar,
-        m.v
-    FROM rc_instants AS i
-    JOIN rc_hist_counts AS c USING (scope_id, idx)
-    LEFT JOIN rc_hist_min AS m USING (scope_id, idx)
-),
-stated AS (
-    SELECT
-        scope_id, idx, t, epoch,
-        CASE WHEN scalar THEN 'scalar' ELSE 'vector' END AS kind,
-        CASE WHEN scalar THEN v END AS frontier
-    FROM judged
+WITH stated AS (
+    SELECT scope_id, idx, t, epoch, kind, frontier
+    FROM rc_frontier_at
+    WHERE basis = $basis AND history
 ),
 kept AS (
     SELECT *
