@@ -13,6 +13,7 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+import pyarrow.parquet as pq
 
 from reconcile.db import Engine
 from reconcile.errors import InputError
@@ -98,6 +99,12 @@ class LogSet:
             raise InputError(f"table {table} of {self.path} could not be read")
         return polars_frame(
             table_schema(table, self.coordinate), self.coordinate, self.file_schemas.get(table, [])
+        )
+
+    def row_count(self, table: str) -> int:
+        """How many rows a table has, from its files' footers (no data read)."""
+        return sum(
+            pq.ParquetFile(file.path).metadata.num_rows for file in self.file_schemas.get(table, [])
         )
 
     def close(self) -> None:

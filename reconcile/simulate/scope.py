@@ -182,6 +182,16 @@ class ScopeBuilder:
         kind = self.options.membership_needed if self.index == 0 else self.options.membership
         if kind is not Membership.NONE:
             membership, specs = self._membership(kind, specs, summaries, injected)
+        if membership is not None and membership.unproven:
+            # an unproven change leaves only vectors from then on: a stall after it
+            # holds no scalar frontier, and no audit can see it stall
+            for fault in injected:
+                if fault.fault == "stalled_partition" and _parse(fault.at) >= membership.effective:
+                    fault.findings = []
+                    fault.description += (
+                        "; the frontier is a vector by then (unproven membership), so no"
+                        " stall shows"
+                    )
         published = self._publish(specs, summaries, membership, injected)
         return ScopeRun(
             self.scope_id,

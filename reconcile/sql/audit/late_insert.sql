@@ -1,0 +1,29 @@
+-- late_insert: an eligible snapshot event became visible after a won claim of its
+-- partition (written at or before visible_at) already covered its position.
+WITH late AS (
+    SELECT s.scope_id, s.partition_id, s.event_id, min(s.position) AS position,
+           min(s.visible_at) AS visible_at
+    FROM snapshot AS s
+    WHERE s.eligible AND s.visible_at IS NOT NULL AND s.visible_at <= rc_as_of()
+    GROUP BY s.scope_id, s.partition_id, s.event_id
+),
+covered AS (
+    SELECT l.scope_id, l.partition_id, l.event_id, l.position, l.visible_at,
+           arg_min({'generation': w.generation, 'attempt_id': w.attempt_id,
+                    'written_at': w.written_at, 'through': w.watermark},
+                   {'t': w.written_at, 'g': w.generation}) AS first_cover
+    FROM late AS l
+    JOIN rc_won AS w ON w.scope_id = l.scope_id AND w.partition_id = l.partition_id
+    WHERE w.written_at <= l.visible_at AND w.claim IS NOT NULL AND w.comparable
+      AND rc_cert(l.position, true, w.discrete) <= w.claim
+    GROUP BY l.scope_id, l.partition_id, l.event_id, l.position, l.visible_at
+)
+SELECT
+    'late_insert' AS rule, 'critical' AS severity,
+    scope_id, partition_id, NULL::BIGINT AS epoch, visible_at AS at, event_id,
+    first_cover.attempt_id AS attempt_id, first_cover.generation AS generation, NULL AS page_id,
+    'event ' || event_id || ' at ' || CAST(position AS VARCHAR)
+        || ' appeared after a claim through ' || CAST(first_cover.through AS VARCHAR)
+        || ' covered it' AS message,
+    to_json({'position': position, 'visible_at': visible_at, 'covered_by': first_cover}) AS evidence
+FROM covered

@@ -1,0 +1,50 @@
+-- overclaim: a won write's claim is above its partition's refutation bound at its
+-- written_at (§4.10), with the first cause that applies.
+WITH over AS (
+    SELECT w.*
+    FROM rc_write_certs AS w
+    WHERE w.claim IS NOT NULL AND w.comparable
+      AND w.refutation IS NOT NULL AND w.claim > w.refutation
+),
+highest AS (
+    -- the highest known position at written_at, for the overclaiming writes only
+    SELECT o.write_id, max(k.sort_pos) AS highest
+    FROM over AS o
+    JOIN rc_known_events AS k
+        ON k.scope_id = o.scope_id AND k.partition_id = o.partition_id
+    WHERE least(k.first_at, CASE WHEN k.in_snapshot THEN coalesce(k.visible_at, rc_dawn()) END)
+          <= o.written_at
+    GROUP BY o.write_id
+),
+caused AS (
+    SELECT
+        o.*,
+        h.highest,
+        CASE
+            WHEN EXISTS (SELECT 1 FROM rc_token_writes AS t
+                         WHERE t.scope_id = o.scope_id AND t.partition_id = o.partition_id
+                           AND t.attempt_id = o.attempt_id AND t.generation = o.generation
+                           AND t.written_at = o.written_at) THEN 'token'
+            WHEN EXISTS (SELECT 1 FROM pages AS g
+                         WHERE g.scope_id = o.scope_id AND g.page_id = o.page_id
+                           AND g.event_count = 0 AND g.finality_through IS NULL) THEN 'empty_page'
+            WHEN o.consumer IS NOT NULL AND o.claim > o.consumer THEN 'past_blocking_event'
+            WHEN h.highest IS NOT NULL AND o.watermark = h.highest THEN 'observed_max'
+            ELSE 'unknown'
+        END AS cause
+    FROM over AS o
+    LEFT JOIN highest AS h USING (write_id)
+)
+SELECT
+    'overclaim' AS rule, 'error' AS severity,
+    scope_id, partition_id, NULL::BIGINT AS epoch, written_at AS at, NULL AS event_id,
+    attempt_id, generation, page_id,
+    'claim through ' || CAST(watermark AS VARCHAR) || ' is above what the evidence allows ('
+        || coalesce(CAST(refutation.v AS VARCHAR), '?') || CASE WHEN refutation.i = 1 THEN ' inclusive'
+        ELSE ' exclusive' END || '); cause: ' || cause AS message,
+    to_json({'cause': cause, 'claimed_through': watermark, 'claimed_inclusive': watermark_inclusive,
+             'refutation_through': refutation.v, 'refutation_inclusive': refutation.i = 1,
+             'consumer_through': consumer.v, 'consumer_inclusive': consumer.i = 1,
+             'provider_through': provider.v, 'provider_inclusive': provider.i = 1,
+             'highest_known_position': highest, 'resume_token': resume_token}) AS evidence
+FROM caused

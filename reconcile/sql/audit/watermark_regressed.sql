@@ -1,0 +1,12 @@
+-- watermark_regressed: a won write's claim is below the latest earlier won claim.
+SELECT
+    'watermark_regressed' AS rule, 'error' AS severity,
+    scope_id, partition_id, NULL::BIGINT AS epoch, written_at AS at, NULL AS event_id,
+    attempt_id, generation, page_id,
+    'claim through ' || CAST(watermark AS VARCHAR) || ' is below the earlier claim through '
+        || CAST(previous_claim.v AS VARCHAR) AS message,
+    to_json({'claimed_through': watermark, 'claimed_inclusive': watermark_inclusive,
+             'previous_through': previous_claim.v,
+             'previous_inclusive': previous_claim.i = 1}) AS evidence
+FROM rc_won
+WHERE claim IS NOT NULL AND comparable AND previous_claim IS NOT NULL AND claim < previous_claim
