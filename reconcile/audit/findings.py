@@ -37,19 +37,19 @@ PREPARE: tuple[tuple[str, str], ...] = (
     ("rc_token_writes", "audit/token_writes"),
 )
 
-FINDING_SCHEMA = {
-    "rule": pl.String,
-    "severity": pl.String,
-    "scope_id": pl.String,
-    "partition_id": pl.String,
-    "epoch": pl.Int64,
+FINDING_SCHEMA: dict[str, pl.DataType] = {
+    "rule": pl.String(),
+    "severity": pl.String(),
+    "scope_id": pl.String(),
+    "partition_id": pl.String(),
+    "epoch": pl.Int64(),
     "at": pl.Datetime("ns"),
-    "event_id": pl.String,
-    "attempt_id": pl.String,
-    "generation": pl.Int64,
-    "page_id": pl.String,
-    "message": pl.String,
-    "evidence": pl.String,
+    "event_id": pl.String(),
+    "attempt_id": pl.String(),
+    "generation": pl.Int64(),
+    "page_id": pl.String(),
+    "message": pl.String(),
+    "evidence": pl.String(),
 }
 
 
@@ -75,7 +75,7 @@ def findings(analysis: Analysis, settings: AuditSettings) -> pl.DataFrame:
         analysis.build(table, query, again=True)
     _evaluate_writes(analysis)
     frames = []
-    for rule, query, needs in RULES:
+    for _rule, query, needs in RULES:
         if not all(analysis.logset.has(table) for table in needs):
             continue
         sql = load(query)
