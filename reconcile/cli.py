@@ -15,10 +15,15 @@ from pathlib import Path
 import polars as pl
 
 from reconcile.api import open_logset
+from reconcile.audit import AuditSettings, audit
+from reconcile.audit.findings import SEVERITIES
+from reconcile.audit.report import check_target, write_report
 from reconcile.db import EngineConfig
 from reconcile.engine import Analysis, watermarks
 from reconcile.errors import InputError, InvalidLogSet, ReconcileError, UsageError
-from reconcile.progress import Progress
+from reconcile.progress import Progress, Steps
+from reconcile.render.audit_text import render_audit_text
+from reconcile.render.html import render_html
 from reconcile.render.tables import (
     frame_json,
     render_frontiers_text,
@@ -102,6 +107,41 @@ def build_parser() -> argparse.ArgumentParser:
     marks.add_argument("--json", action="store_true", help="print the rows as JSON")
     _engine_options(marks)
 
+    auditing = commands.add_parser(
+        "audit",
+        help="compute everything and check every audit rule; write a report",
+        description="Compute watermarks, frontiers and their history, check every rule of"
+        " CONTRACT.md §5, write the report directory (watermarks, frontiers,"
+        " frontier_history and findings as Parquet, summary.json, report.html) atomically,"
+        " and print a summary. Exit 0 when no finding is at or above --fail-on, 1 when one"
+        " is, 2 when the log set cannot be read or is invalid (nothing is written then).",
+    )
+    auditing.add_argument("logset", type=Path, metavar="LOGSET", help="the log set directory")
+    auditing.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="the report directory"
+    )
+    auditing.add_argument(
+        "--as-of",
+        metavar="TIMESTAMP",
+        help="evaluate as of this time (ISO 8601; naive means UTC); default: the end of"
+        " the log set",
+    )
+    auditing.add_argument(
+        "--fail-on",
+        choices=list(SEVERITIES),
+        default="error",
+        help="exit 1 when a finding is at or above this severity (default: error)",
+    )
+    auditing.add_argument(
+        "--stall-threshold",
+        type=float,
+        default=AuditSettings().stall_minutes,
+        metavar="MINUTES",
+        help="stalled_partition: how long a partition may hold the claimed frontier"
+        " unchanged (default: 10)",
+    )
+    _engine_options(auditing)
+
     front = commands.add_parser(
         "frontier",
         help="the merged frontier of each scope, on both bases",
@@ -182,6 +222,37 @@ def _watermarks(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+AUDIT_STEPS = [
+    "validate",
+    "watermarks",
+    "frontiers",
+    "frontier history",
+    "findings",
+    "timelines",
+    "report",
+]
+
+
+def _audit(args: argparse.Namespace) -> int:
+    check_target(args.out)
+    steps = Steps(AUDIT_STEPS)
+    try:
+        steps.step("validate")
+        with open_logset(args.logset, config=_config(args)) as logset:
+            result = audit(
+                logset,
+                as_of=args.as_of,
+                settings=AuditSettings(stall_minutes=args.stall_threshold),
+                step=steps.step,
+            )
+        steps.step("report")
+        facts = write_report(args.out, result, args.fail_on, html=render_html)
+    finally:
+        steps.close()
+    print(render_audit_text(result, facts, str(args.out)))
+    return EXIT_FINDINGS if result.at_or_above(args.fail_on) else EXIT_OK
+
+
 def _frontier(args: argparse.Namespace) -> int:
     with open_logset(args.logset, config=_config(args)) as logset:
         frame = Analysis(logset, args.as_of).frontiers()
@@ -233,6 +304,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _watermarks(args)
         if args.command == "frontier":
             return _frontier(args)
+        if args.command == "audit":
+            return _audit(args)
         raise UsageError(f"unknown command {args.command}")
     except InvalidLogSet as error:
         print(render_text(error.report), file=sys.stderr)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import TextIO
 
@@ -37,6 +38,55 @@ class Progress:
             self.stream.flush()
 
     def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\r" + " " * 79 + "\r")
+            self.stream.flush()
+
+
+class Steps:
+    """A named sequence of steps on one stderr line: ``[2/6] watermarks 12.3s``.
+
+    The line is redrawn from a background thread while a step runs, so a long DuckDB
+    query still shows time passing; quiet when stderr is not a terminal.
+    """
+
+    def __init__(self, names: list[str], stream: TextIO | None = None) -> None:
+        self.names = names
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = self.stream.isatty()
+        self.current = -1
+        self.started = time.monotonic()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        if self.enabled:
+            self._thread = threading.Thread(target=self._tick, daemon=True)
+            self._thread.start()
+
+    def _draw(self) -> None:
+        if self.current < 0:
+            return
+        name = self.names[self.current]
+        elapsed = time.monotonic() - self.started
+        text = f"\r[{self.current + 1}/{len(self.names)}] {name} {elapsed:6.1f}s"
+        self.stream.write(text[:79].ljust(79))
+        self.stream.flush()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(0.2):
+            with self._lock:
+                self._draw()
+
+    def step(self, name: str) -> None:
+        with self._lock:
+            self.current = self.names.index(name) if name in self.names else self.current
+            if self.enabled:
+                self._draw()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
         if self.enabled:
             self.stream.write("\r" + " " * 79 + "\r")
             self.stream.flush()

@@ -30,6 +30,7 @@ class AuditResult:
     frontiers: pl.DataFrame
     frontier_history: pl.DataFrame
     findings: pl.DataFrame
+    timelines: pl.DataFrame = field(default_factory=pl.DataFrame)
     inputs: dict[str, Any] = field(default_factory=dict)
 
     def counts(self) -> dict[str, dict[str, int]]:
@@ -72,14 +73,45 @@ def audit(
     history = analysis.frontier_history()
     note("findings")
     found = findings(analysis, settings)
+    note("timelines")
+    timelines = analysis.history(shown_partitions(history, found))
     return AuditResult(
         as_of=analysis.as_of,
         watermarks=marks,
         frontiers=fronts,
         frontier_history=history,
         findings=found,
+        timelines=timelines,
         inputs=_inputs(logset),
     )
+
+
+def shown_partitions(history: pl.DataFrame, found: pl.DataFrame, each: int = 6) -> pl.DataFrame:
+    """The partitions worth drawing per scope: those that held the frontier most
+    often, and those with the most severe findings (at most ``each`` of each)."""
+    holders = (
+        history.select("scope_id", pl.col("limiting_partitions").alias("partition_id"))
+        .explode("partition_id")
+        .drop_nulls()
+        .group_by("scope_id", "partition_id")
+        .len()
+        .sort("len", "partition_id", descending=[True, False])
+        .group_by("scope_id", maintain_order=True)
+        .head(each)
+        .select("scope_id", "partition_id")
+    )
+    faulty = (
+        found.filter(
+            pl.col("severity").is_in(["critical", "error"]) & pl.col("partition_id").is_not_null()
+        )
+        .group_by("scope_id", "partition_id")
+        .len()
+        .sort("len", "partition_id", descending=[True, False])
+        .group_by("scope_id", maintain_order=True)
+        .head(each)
+        .select("scope_id", "partition_id")
+    )
+    return pl.concat([holders, faulty]).unique().sort("scope_id", "partition_id")
 
 
 def _inputs(logset: LogSet) -> dict[str, Any]:

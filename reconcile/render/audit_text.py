@@ -1,0 +1,85 @@
+"""The audit's terminal summary: at most 80 columns, most severe first."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+import polars as pl
+
+from reconcile.audit import AuditResult
+from reconcile.audit.findings import SEVERITIES
+
+WIDTH = 80
+WORST = 8
+
+
+def _where(row: dict[str, Any]) -> str:
+    parts = [row["scope_id"]]
+    if row["partition_id"]:
+        parts.append(row["partition_id"])
+    where = "/".join(parts)
+    if row["epoch"] is not None:
+        where += f" epoch {row['epoch']}"
+    if row["event_id"]:
+        where += f" event {row['event_id']}"
+    if row["generation"] is not None:
+        where += f" gen {row['generation']}"
+    return where
+
+
+def _frontier(row: dict[str, Any]) -> str:
+    if row["kind"] == "scalar":
+        sign = "<=" if row["frontier_inclusive"] else "<"
+        value = row["frontier"]
+        shown = value.isoformat() if hasattr(value, "isoformat") else str(value)
+        return f"{sign} {shown} (held by {', '.join(row['limiting_partitions'][:4])}" + (
+            ", ...)" if len(row["limiting_partitions"]) > 4 else ")"
+        )
+    return "vector: " + ", ".join(row["reasons"])
+
+
+def render_audit_text(result: AuditResult, facts: dict[str, Any], out: str) -> str:
+    lines = [f"reconcile audit: {facts['inputs']['logset']}", f"as of {facts['as_of']}"]
+    tables = facts["inputs"]["tables"]
+    read = ", ".join(f"{name} {info['rows']:,}" for name, info in tables.items())
+    lines.extend(textwrap.wrap(f"read: {read}", WIDTH, subsequent_indent="      "))
+    counts = facts["findings"]["by_severity"]
+    total = facts["findings"]["total"]
+    lines.append("")
+    lines.append(
+        f"findings: {total}  (" + ", ".join(f"{s} {counts.get(s, 0)}" for s in SEVERITIES) + ")"
+    )
+    by_rule = (
+        result.findings.group_by("severity", "rule").len().sort("rule") if total else pl.DataFrame()
+    )
+    for severity in SEVERITIES:
+        if not total:
+            break
+        for row in by_rule.filter(pl.col("severity") == severity).iter_rows(named=True):
+            label = f"  {severity:<9}{row['rule']} "
+            lines.append(label + "." * max(2, WIDTH - len(label) - 8) + f"{row['len']:>7}")
+    worst = result.findings.filter(pl.col("severity") != "info").head(WORST)
+    if worst.height:
+        lines.append("")
+        lines.append("most severe:")
+        for row in worst.iter_rows(named=True):
+            head = f"  [{row['severity']}] {row['rule']} {_where(row)}"
+            lines.append(head[:WIDTH])
+            lines.extend(
+                textwrap.wrap(
+                    row["message"], WIDTH, initial_indent="      ", subsequent_indent="      "
+                )
+            )
+        more = result.findings.filter(pl.col("severity") != "info").height - worst.height
+        if more > 0:
+            lines.append(f"  ... and {more} more in findings.parquet")
+    lines.append("")
+    lines.append("frontier:")
+    for row in result.frontiers.iter_rows(named=True):
+        epoch = "-" if row["epoch"] is None else str(row["epoch"])
+        text = f"  {row['scope_id']} {row['basis']:<7} epoch {epoch}: {_frontier(row)}"
+        lines.extend(textwrap.wrap(text, WIDTH, subsequent_indent="      "))
+    lines.append("")
+    lines.append(f"report: {out}")
+    return "\n".join(lines)

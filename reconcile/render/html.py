@@ -1,0 +1,310 @@
+"""report.html: the audit as one self-contained page (no scripts, no fetches).
+
+Inline CSS and SVG only: a summary, a frontier timeline per scope (each shown
+partition's claimed and proven certificates, the merged frontier on both bases and
+who holds it, the findings marked where they happened), and the findings table.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+import polars as pl
+
+from reconcile.audit import AuditResult
+from reconcile.audit.findings import SEVERITIES
+
+WIDTH, HEIGHT = 960, 360
+LEFT, RIGHT, TOP, BOTTOM = 90, 20, 20, 40
+COLORS = (
+    "#1f77b4",
+    "#2ca02c",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+    "#ff7f0e",
+    "#aec7e8",
+    "#98df8a",
+    "#c5b0d5",
+)
+SEVERITY_COLORS = {
+    "critical": "#b30000",
+    "error": "#e6550d",
+    "warning": "#d4a017",
+    "info": "#6baed6",
+}
+MAX_FINDINGS = 2000
+
+STYLE = """
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px;color:#222;
+max-width:1100px}
+h1{font-size:1.4em;margin-bottom:0}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #ddd}
+.meta{color:#555;margin-top:.3em}
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
+th,td{border-bottom:1px solid #eee;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f6f6f6}
+.sev{font-weight:600;color:#fff;border-radius:3px;padding:0 5px;font-size:.85em}
+.critical{background:#b30000}.error{background:#e6550d}.warning{background:#d4a017}.info{background:#6baed6}
+details summary{cursor:pointer;color:#555}
+pre{white-space:pre-wrap;font-size:.85em;margin:.2em 0}
+svg text{font-size:11px;fill:#444}
+.legend span{display:inline-block;margin-right:14px;font-size:.85em}
+.legend i{display:inline-block;width:18px;height:3px;vertical-align:middle;margin-right:4px}
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _num(value: Any) -> float:
+    if isinstance(value, datetime):
+        return value.timestamp()
+    return float(value)
+
+
+def _label(value: Any) -> str:
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%S")
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def _cert(through: Any, inclusive: Any) -> str:
+    if through is None:
+        return "none"
+    sign = "&lt;=" if inclusive else ("&lt;" if inclusive is False else "?")
+    return f"{sign} {_e(_label(through))}"
+
+
+class _Scale:
+    def __init__(self, lo: float, hi: float, a: float, b: float) -> None:
+        self.lo, self.hi, self.a, self.b = lo, hi if hi > lo else lo + 1, a, b
+
+    def __call__(self, value: float) -> float:
+        share = (value - self.lo) / (self.hi - self.lo)
+        return self.a + share * (self.b - self.a)
+
+
+def _steps(
+    points: Sequence[tuple[float, float | None]], end: float
+) -> list[list[tuple[float, float]]]:
+    """Step-function polylines (a new one after every gap where there is no value)."""
+    lines: list[list[tuple[float, float]]] = []
+    current: list[tuple[float, float]] = []
+    for i, (t, v) in enumerate(points):
+        nxt = points[i + 1][0] if i + 1 < len(points) else end
+        if v is None:
+            if current:
+                lines.append(current)
+                current = []
+            continue
+        if current:
+            current.append((t, current[-1][1]))
+        current.extend([(t, v), (nxt, v)])
+    if current:
+        lines.append(current)
+    return lines
+
+
+def _polyline(line: Iterable[tuple[float, float]], x: _Scale, y: _Scale, **attrs: str) -> str:
+    pts = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in line)
+    extra = " ".join(f'{k.replace("_", "-")}="{v}"' for k, v in attrs.items())
+    return f'<polyline points="{pts}" fill="none" {extra}/>'
+
+
+def _timeline(scope: str, result: AuditResult) -> str:
+    history = result.frontier_history.filter(pl.col("scope_id") == scope).sort("at")
+    parts = result.timelines.filter(pl.col("scope_id") == scope)
+    found = result.findings.filter((pl.col("scope_id") == scope) & pl.col("at").is_not_null())
+    end = _num(result.as_of)
+    times = [_num(t) for t in history["at"].to_list()]
+    times += [_num(t) for t in parts["valid_from"].drop_nulls().to_list()]
+    start = min(times) if times else end - 1
+    values: list[float] = [_num(v) for v in history["frontier"].drop_nulls().to_list()] + [
+        _num(v) for v in parts["through"].drop_nulls().to_list()
+    ]
+    if not values:
+        return "<p>No certificate to draw.</p>"
+    ordered = sorted(values)
+    cap = ordered[int(0.98 * (len(ordered) - 1))]
+    lo, hi = (
+        ordered[0],
+        max(
+            cap,
+            max(_num(v) for v in history["frontier"].drop_nulls().to_list())
+            if history["frontier"].drop_nulls().len()
+            else cap,
+        ),
+    )
+    x = _Scale(start, end, LEFT, WIDTH - RIGHT)
+    y = _Scale(lo, hi, HEIGHT - BOTTOM, TOP)
+
+    def clamp(v: Any) -> float | None:
+        return None if v is None else min(_num(v), hi)
+
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
+        f'role="img" aria-label="frontier timeline of {_e(scope)}" class="timeline">',
+        f'<rect x="{LEFT}" y="{TOP}" width="{WIDTH - LEFT - RIGHT}" '
+        f'height="{HEIGHT - TOP - BOTTOM}" fill="#fcfcfc" stroke="#ddd"/>',
+    ]
+    for i in range(5):
+        value = lo + (hi - lo) * i / 4
+        yy = y(value)
+        shown: Any = (
+            datetime.fromtimestamp(value)
+            if isinstance(history["frontier"].dtype, pl.Datetime)
+            else round(value)
+        )
+        out.append(
+            f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{yy:.1f}" y2="{yy:.1f}" stroke="#eee"/>'
+        )
+        out.append(
+            f'<text x="{LEFT - 6}" y="{yy + 4:.1f}" text-anchor="end">{_e(_label(shown))}</text>'
+        )
+    for i in range(5):
+        t = start + (end - start) * i / 4
+        out.append(
+            f'<text x="{x(t):.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">'
+            f"{_e(datetime.utcfromtimestamp(t).strftime('%H:%M:%S'))}</text>"
+        )
+    legend = []
+    shown_parts = sorted(set(parts["partition_id"].to_list()))
+    for n, pid in enumerate(shown_parts):
+        color = COLORS[n % len(COLORS)]
+        legend.append(f'<span><i style="background:{color}"></i>{_e(pid)}</span>')
+        for basis, dash in (("claimed", "5,3"), ("proven", "")):
+            rows = parts.filter((pl.col("partition_id") == pid) & (pl.col("basis") == basis))
+            points = [
+                (start if r["valid_from"] is None else _num(r["valid_from"]), clamp(r["through"]))
+                for r in rows.iter_rows(named=True)
+            ]
+            for line in _steps(points, end):
+                out.append(
+                    _polyline(
+                        line,
+                        x,
+                        y,
+                        stroke=color,
+                        stroke_width="1.2",
+                        stroke_dasharray=dash or "none",
+                        opacity="0.75",
+                    )
+                )
+    for basis, color, width in (("claimed", "#d62728", "2.5"), ("proven", "#000", "2.5")):
+        rows = history.filter(pl.col("basis") == basis)
+        points = [(_num(r["at"]), clamp(r["frontier"])) for r in rows.iter_rows(named=True)]
+        for line in _steps(points, end):
+            out.append(
+                _polyline(line, x, y, stroke=color, stroke_width=width, class_=f"frontier-{basis}")
+            )
+        for r in rows.iter_rows(named=True):
+            if r["kind"] == "scalar":
+                tip = (
+                    f"{basis} frontier {_cert(r['frontier'], r['frontier_inclusive'])} "
+                    f"from {_e(_label(r['at']))}, held by {_e(', '.join(r['limiting_partitions']))}"
+                )
+                out.append(
+                    f'<circle cx="{x(_num(r["at"])):.1f}" cy="{y(clamp(r["frontier"]) or lo):.1f}" '
+                    f'r="2.5" fill="{color}"><title>{tip}</title></circle>'
+                )
+    for r in found.iter_rows(named=True):
+        xx = x(max(min(_num(r["at"]), end), start))
+        color = SEVERITY_COLORS[r["severity"]]
+        out.append(
+            f'<line class="finding-mark" x1="{xx:.1f}" x2="{xx:.1f}" y1="{TOP}" '
+            f'y2="{HEIGHT - BOTTOM}" stroke="{color}" stroke-width="1" opacity="0.6">'
+            f"<title>{_e(r['severity'])} {_e(r['rule'])}: {_e(r['message'])}</title></line>"
+        )
+    out.append("</svg>")
+    legend.append('<span><i style="background:#000;height:4px"></i>proven frontier</span>')
+    legend.append('<span><i style="background:#d62728;height:4px"></i>claimed frontier</span>')
+    legend.append(
+        "<span>dashed: a partition's claim, solid: its proven certificate; "
+        "vertical marks: findings</span>"
+    )
+    return "\n".join(out) + f'<div class="legend">{"".join(legend)}</div>'
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], cls: str = "") -> str:
+    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _finding_rows(result: AuditResult) -> Iterable[Sequence[str]]:
+    for r in result.findings.head(MAX_FINDINGS).iter_rows(named=True):
+        where = "/".join(_e(v) for v in (r["scope_id"], r["partition_id"]) if v)
+        extra = [
+            f"{k} {_e(r[k])}"
+            for k in ("epoch", "event_id", "attempt_id", "generation", "page_id")
+            if r[k] is not None
+        ]
+        evidence = json.dumps(json.loads(r["evidence"]), indent=1) if r["evidence"] else ""
+        yield (
+            f'<span class="sev {r["severity"]}">{_e(r["severity"])}</span>',
+            _e(r["rule"]),
+            where + ("<br>" + "<br>".join(extra) if extra else ""),
+            _e(_label(r["at"])) if r["at"] is not None else "",
+            _e(r["message"])
+            + f"<details><summary>evidence</summary><pre>{_e(evidence)}</pre></details>",
+        )
+
+
+def render_html(result: AuditResult, facts: dict[str, Any]) -> str:
+    counts = facts["findings"]
+    severity_row = [
+        [f'<span class="sev {s}">{s}</span>', str(counts["by_severity"].get(s, 0))]
+        for s in SEVERITIES
+    ]
+    rule_rows = [[_e(rule), str(n)] for rule, n in sorted(counts["by_rule"].items())]
+    frontier_rows = [
+        [
+            _e(r["scope_id"]),
+            _e(r["basis"]),
+            _e(r["epoch"]),
+            _e(r["kind"]),
+            _cert(r["frontier"], r["frontier_inclusive"]) if r["kind"] == "scalar" else "",
+            _e(", ".join(r["limiting_partitions"])),
+            _e(", ".join(r["reasons"])),
+            _e(r["members"]),
+        ]
+        for r in result.frontiers.iter_rows(named=True)
+    ]
+    inputs = ", ".join(f"{_e(k)} {v['rows']:,}" for k, v in facts["inputs"]["tables"].items())
+    scopes = sorted(set(result.frontiers["scope_id"].to_list()))
+    timelines = "".join(f"<h3>{_e(s)}</h3>{_timeline(s, result)}" for s in scopes)
+    more = result.findings.height - MAX_FINDINGS
+    severity_table = _table(["severity", "findings"], severity_row, "severities")
+    frontier_table = _table(
+        ["scope", "basis", "epoch", "kind", "frontier", "limiting", "reasons", "members"],
+        frontier_rows,
+        "frontiers",
+    )
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>reconcile audit</title>
+<style>{STYLE}</style></head><body>
+<h1>reconcile audit</h1>
+<p class="meta">{_e(facts["inputs"]["logset"])} &middot; as of {_e(facts["as_of"])}
+&middot; read: {inputs}</p>
+<h2>Summary</h2>
+<div style="display:flex;gap:40px;flex-wrap:wrap">
+<div><b>{counts["total"]} finding(s)</b>{severity_table}</div>
+<div>{_table(["rule", "findings"], rule_rows, "rules")}</div>
+</div>
+<h2>Frontier</h2>
+{frontier_table}
+<h2>Frontier timeline</h2>
+{timelines}
+<h2>Findings</h2>
+{_table(["severity", "rule", "where", "at", "message"], _finding_rows(result), "findings")}
+{f"<p>... and {more} more in findings.parquet</p>" if more > 0 else ""}
+</body></html>
+"""
