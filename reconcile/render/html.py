@@ -10,7 +10,8 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+import bisect
+from datetime import UTC, datetime
 from typing import Any
 
 import polars as pl
@@ -76,11 +77,54 @@ def _label(value: Any) -> str:
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
+def _duration(seconds: float) -> str:
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} h"
+    if seconds >= 60:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds:.1f} s"
+
+
 def _cert(through: Any, inclusive: Any) -> str:
     if through is None:
         return "none"
     sign = "&lt;=" if inclusive else ("&lt;" if inclusive is False else "?")
     return f"{sign} {_e(_label(through))}"
+
+
+class _TimeAxis:
+    """Time to x, with long idle stretches shrunk so that the activity around them
+    stays readable; each shrunk stretch is drawn as a break in the axis."""
+
+    def __init__(self, times: Sequence[float], a: float, b: float) -> None:
+        knots = sorted(set(times))
+        if len(knots) < 2:
+            knots = [knots[0] if knots else 0.0, (knots[0] if knots else 0.0) + 1.0]
+        gaps = [q - p for p, q in zip(knots, knots[1:], strict=False)]
+        ordered = sorted(gaps)
+        typical = ordered[int(0.9 * (len(ordered) - 1))] or max(ordered)
+        small = sum(g for g in gaps if g <= 20 * typical) or sum(gaps)
+        cap = max(small * 0.08, typical)
+        self.knots = knots
+        self.shown = [0.0]
+        self.breaks: list[tuple[float, float]] = []
+        for p, gap in zip(knots[:-1], gaps, strict=True):
+            self.shown.append(self.shown[-1] + min(gap, cap))
+            if gap > cap:
+                self.breaks.append((p, gap))
+        self.a, self.b = a, b
+
+    def __call__(self, t: float) -> float:
+        knots, shown = self.knots, self.shown
+        if t <= knots[0]:
+            pos = shown[0]
+        elif t >= knots[-1]:
+            pos = shown[-1]
+        else:
+            i = bisect.bisect_right(knots, t) - 1
+            span = knots[i + 1] - knots[i]
+            pos = shown[i] + (shown[i + 1] - shown[i]) * (t - knots[i]) / span
+        return self.a + (self.b - self.a) * pos / (shown[-1] or 1.0)
 
 
 class _Scale:
@@ -143,7 +187,7 @@ def _timeline(scope: str, result: AuditResult) -> str:
             else cap,
         ),
     )
-    x = _Scale(start, end, LEFT, WIDTH - RIGHT)
+    x = _TimeAxis([start, end, *times], LEFT, WIDTH - RIGHT)
     y = _Scale(lo, hi, HEIGHT - BOTTOM, TOP)
 
     def clamp(v: Any) -> float | None:

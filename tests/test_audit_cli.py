@@ -1,0 +1,210 @@
+"""`reconcile audit`: the report directory, exit codes, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import reconcile.audit.report as report_module
+from reconcile.cli import main
+from tests.logsets import checkpoint, receipt, write_logset
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["audit", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_clean_run_exits_0_and_writes_every_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report"
+    code, text, _ = run(capsys, str(DATA / "clean"), "--out", str(out))
+    assert code == 0, text
+    assert sorted(p.name for p in out.iterdir()) == [
+        "findings.parquet",
+        "frontier_history.parquet",
+        "frontiers.parquet",
+        "report.html",
+        "summary.json",
+        "watermarks.parquet",
+    ]
+    facts = json.loads((out / "summary.json").read_text())
+    assert facts["findings"]["by_severity"]["error"] == 0
+    assert facts["inputs"]["tables"]["receipts"]["rows"] == 8000
+    assert {f["basis"] for f in facts["frontiers"]} == {"claimed", "proven"}
+    assert pl.read_parquet(out / "watermarks.parquet").height == 4
+    history = pl.read_parquet(out / "frontier_history.parquet")
+    assert set(history.columns) >= {
+        "scope_id",
+        "basis",
+        "at",
+        "epoch",
+        "kind",
+        "frontier",
+        "frontier_inclusive",
+        "limiting_partitions",
+        "trigger_partition_id",
+        "trigger_generation",
+    }
+    assert all(len(line) <= 80 for line in text.splitlines()), text
+
+
+def test_findings_at_or_above_fail_on_exit_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, text, _ = run(capsys, str(DATA / "faults"), "--out", str(tmp_path / "a"))
+    assert code == 1
+    assert "critical" in text
+    assert "most severe:" in text
+    findings = pl.read_parquet(tmp_path / "a" / "findings.parquet")
+    assert set(findings.columns) >= {
+        "rule",
+        "severity",
+        "scope_id",
+        "partition_id",
+        "epoch",
+        "at",
+        "event_id",
+        "attempt_id",
+        "generation",
+        "page_id",
+        "message",
+        "evidence",
+    }
+    # only info findings in the clean run: failing on info exits 1, on warning 0
+    assert (
+        run(capsys, str(DATA / "clean"), "--out", str(tmp_path / "b"), "--fail-on", "info")[0] == 0
+    )  # the clean run has none at all
+    assert (
+        run(
+            capsys, str(DATA / "membership"), "--out", str(tmp_path / "c"), "--fail-on", "critical"
+        )[0]
+        == 0
+    )
+
+
+def test_invalid_input_exits_2_writes_nothing_and_keeps_the_earlier_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report"
+    assert run(capsys, str(DATA / "clean"), "--out", str(out))[0] == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    bad = write_logset(
+        tmp_path / "bad",
+        {
+            "checkpoints": [checkpoint("p0", 1, 5)],
+            "receipts": [receipt("e1", 1, outcome="kept")],
+        },
+    )
+    code, text, err = run(capsys, str(bad), "--out", str(out))
+    assert code == 2
+    assert "receipts" in text + err
+    assert "outcome" in text + err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad", "report"]
+    fresh = tmp_path / "never"
+    assert run(capsys, str(bad), "--out", str(fresh))[0] == 2
+    assert not fresh.exists()
+
+
+def test_interrupted_write_keeps_the_earlier_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "report"
+    assert run(capsys, str(DATA / "clean"), "--out", str(out))[0] == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def broken(*args: object, **kwargs: object) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("reconcile.cli.render_html", broken)
+    with pytest.raises(KeyboardInterrupt):
+        main(["audit", str(DATA / "faults"), "--out", str(out)])
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]
+
+
+def test_refuses_to_replace_what_is_not_a_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    precious = tmp_path / "home"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("keep me")
+    code, _, err = run(capsys, str(DATA / "clean"), "--out", str(precious))
+    assert code == 2
+    assert "not a reconcile report" in err
+    assert (precious / "notes.txt").read_text() == "keep me"
+    assert report_module.GENERATOR == "reconcile audit"
+
+
+def test_as_of_evaluates_an_earlier_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, _ = run(
+        capsys,
+        str(DATA / "faults"),
+        "--out",
+        str(tmp_path / "r"),
+        "--as-of",
+        "2026-01-01T00:00:01Z",
+    )
+    assert code in (0, 1)
+    facts = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert facts["as_of"].startswith("2026-01-01T00:00:01")
+    assert "skipped_event" not in facts["findings"]["by_rule"]
+
+
+def chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def test_report_html_renders_in_headless_chromium(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    browser = chromium()
+    if browser is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must install Debian's chromium for this test")
+        pytest.skip("chromium is not installed here")
+    out = tmp_path / "report"
+    assert run(capsys, str(DATA / "faults"), "--out", str(out))[0] == 1
+    page = (out / "report.html").read_text()
+    assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert "https://" not in page
+    assert "<script" not in page
+    dom = subprocess.run(
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--dump-dom",
+            (out / "report.html").as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    assert 'class="timeline"' in dom
+    assert "frontier-proven" in dom
+    assert "frontier-claimed" in dom
+    assert dom.count('class="finding-mark"') >= 10
+    assert '<table class="findings">' in dom
+    assert dom.count("<tr>") > 28
+    assert "cas_chain_broken" in dom

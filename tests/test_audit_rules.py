@@ -1,0 +1,357 @@
+"""Each rule of CONTRACT.md §5 on a minimal log set that triggers it, and on a near
+twin that must not."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reconcile import open_logset
+from reconcile.audit import AuditSettings, audit
+from tests.logsets import at, checkpoint, page, receipt, write_logset
+
+Tables = dict[str, Any]
+
+
+def found(tmp_path: Path, tables: Tables, rule: str, **settings: Any) -> list[dict[str, Any]]:
+    path = write_logset(tmp_path, tables)
+    with open_logset(path) as logset:
+        result = audit(logset, settings=AuditSettings(**settings))
+    return [r for r in result.findings.to_dicts() if r["rule"] == rule]
+
+
+def finality(pid: str, through: int, *, events: int = 0, seq: int = 0, **kw: Any) -> dict[str, Any]:
+    return page(
+        f"{pid}-g{seq}",
+        seq,
+        events,
+        1 if events else None,
+        events or None,
+        partition=pid,
+        finality_through=through,
+        finality_inclusive=True,
+        **kw,
+    )
+
+
+# --- each rule: (triggering tables, twin tables, expected key fields) --------------------
+
+
+def skipped_event(bad: bool) -> Tables:
+    """e2 failed; a claim through 3 covers it. Twin: the claim stops before it."""
+    return {
+        "pages": [finality("p0", 3, events=3)],
+        "receipts": [
+            receipt("e1", 1, page_id="p0-g0"),
+            receipt("e2", 2, "failed", page_id="p0-g0"),
+            receipt("e3", 3, page_id="p0-g0"),
+        ],
+        "checkpoints": [checkpoint("p0", 1, 3 if bad else 1, written=1)],
+    }
+
+
+def overclaim(bad: bool) -> Tables:
+    """The provider certifies through 5; the claim says 9 (twin: 5)."""
+    return {
+        "pages": [finality("p0", 5, events=2)],
+        "receipts": [receipt("e1", 1, page_id="p0-g0"), receipt("e2", 2, page_id="p0-g0")],
+        "checkpoints": [checkpoint("p0", 1, 9 if bad else 5, written=1)],
+    }
+
+
+def watermark_regressed(bad: bool) -> Tables:
+    return {
+        "checkpoints": [
+            checkpoint("p0", 1, 10, written=1),
+            checkpoint("p0", 2, 7 if bad else 12, written=2),
+        ]
+    }
+
+
+def cas_chain_broken(bad: bool) -> Tables:
+    return {
+        "checkpoints": [
+            checkpoint("p0", 1, 10, written=1),
+            checkpoint("p0", 2, 12, expected=0 if bad else 1, written=2),
+        ]
+    }
+
+
+def stale_owner_won(bad: bool) -> Tables:
+    return {
+        "checkpoints": [
+            checkpoint("p0", 1, 10, owner_epoch=3, written=1),
+            checkpoint("p0", 2, 12, owner_epoch=2 if bad else 3, written=2),
+        ]
+    }
+
+
+def mixed_checkpoint(bad: bool) -> Tables:
+    """Attempt a2's write keeps a token only attempt a1 was handed (twin: its own)."""
+    return {
+        "pages": [
+            page("g1", 0, 1, 1, 1, attempt="a1", next_token="t-a1"),
+            page(
+                "g2", 0, 1, 2, 2, attempt="a2", next_token="t-a2", request_token="t-a1", fetched=1
+            ),
+        ],
+        "receipts": [
+            receipt("e1", 1, page_id="g1"),
+            receipt("e2", 2, page_id="g2", attempt="a2", recorded=1),
+        ],
+        "checkpoints": [
+            checkpoint(
+                "p0",
+                1,
+                2,
+                attempt="a2",
+                resume_token="t-a1" if bad else "t-a2",
+                page_id="g2",
+                written=2,
+            )
+        ],
+    }
+
+
+def token_as_watermark(bad: bool) -> Tables:
+    """A numeric next token copied into the watermark (twin: a token that is not it)."""
+    return {
+        "pages": [page("g1", 0, 1, 1, 1, next_token="57" if bad else "58")],
+        "receipts": [receipt("e1", 1, page_id="g1")],
+        "checkpoints": [
+            checkpoint("p0", 1, 57, resume_token="57" if bad else "58", page_id="g1", written=1)
+        ],
+    }
+
+
+def empty_page_advanced(bad: bool) -> Tables:
+    """Closing an empty page raises the claim from 1 to 9; twin: the page has finality."""
+    return {
+        "pages": [
+            finality("p0", 1, events=1, next_token="t1"),
+            page(
+                "p0-g1",
+                1,
+                0,
+                request_token="t1",
+                fetched=1,
+                **({} if bad else {"finality_through": 9, "finality_inclusive": True}),
+            ),
+        ],
+        "receipts": [receipt("e1", 1, page_id="p0-g0")],
+        "checkpoints": [
+            checkpoint("p0", 1, 1, written=0.5, page_id="p0-g0"),
+            checkpoint("p0", 2, 9, written=2, page_id="p0-g1"),
+        ],
+    }
+
+
+def ordering_mutated(bad: bool) -> Tables:
+    return {
+        "receipts": [receipt("e1", 1), receipt("e1", 4 if bad else 1, recorded=2)],
+        "checkpoints": [checkpoint("p0", 1, 1)],
+    }
+
+
+def late_insert(bad: bool) -> Tables:
+    """A snapshot event at 2 appears at t=5, after a claim through 3 (twin: at 4)."""
+    rows = [
+        {
+            "scope_id": "s",
+            "partition_id": "p0",
+            "event_id": e,
+            "position": p,
+            "eligible": True,
+            "eligibility_stable": True,
+            "visible_at": None,
+        }
+        for e, p in (("e1", 1), ("e3", 3))
+    ]
+    rows.append(
+        {
+            "scope_id": "s",
+            "partition_id": "p0",
+            "event_id": "late",
+            "position": 2 if bad else 4,
+            "eligible": True,
+            "eligibility_stable": True,
+            "visible_at": at(5),
+        }
+    )
+    return {
+        "snapshot": rows,
+        "snapshot_bounds": [
+            {
+                "scope_id": "s",
+                "partition_id": "p0",
+                "complete_through": 9,
+                "complete_inclusive": True,
+            }
+        ],
+        "receipts": [receipt("e1", 1), receipt("e3", 3)],
+        "checkpoints": [checkpoint("p0", 1, 3, written=1)],
+    }
+
+
+def unknown_endpoint(bad: bool) -> Tables:
+    return {"checkpoints": [checkpoint("p0", 1, 5, inclusive=None if bad else True)]}
+
+
+def _epochs(cutover: int, coverage: int | None, cutover_at: float = 10) -> Tables:
+    return {
+        "epochs": [
+            {"scope_id": "s", "epoch": 1, "effective_at": at(0), "cutover": None},
+            {
+                "scope_id": "s",
+                "epoch": 2,
+                "effective_at": at(cutover_at),
+                "cutover": cutover,
+                "cutover_inclusive": True,
+            },
+        ],
+        "members": [
+            {"scope_id": "s", "epoch": 1, "partition_id": "A", "role": "member"},
+            {"scope_id": "s", "epoch": 2, "partition_id": "A", "role": "member"},
+            {
+                "scope_id": "s",
+                "epoch": 2,
+                "partition_id": "B",
+                "role": "member",
+                "coverage_from": coverage,
+            },
+        ],
+        "checkpoints": [checkpoint("A", 1, 40, written=1), checkpoint("B", 1, 60, written=11)],
+    }
+
+
+def unproven_membership(bad: bool) -> Tables:
+    """B joins at epoch 2 (cutover 40) with coverage from 45 (twin: from 41)."""
+    return _epochs(40, 45 if bad else 41)
+
+
+def cutover_overclaim(bad: bool) -> Tables:
+    """The cutover 50 is above the frontier 40 before it (twin: 40)."""
+    return _epochs(50 if bad else 40, 41)
+
+
+def _published(value: int | None, second: int | None = None) -> Tables:
+    rows = [
+        {
+            "scope_id": "s",
+            "epoch": None,
+            "published_at": at(2),
+            "kind": "scalar",
+            "frontier": value,
+            "frontier_inclusive": True,
+        }
+    ]
+    if second is not None:
+        rows.append(
+            {
+                "scope_id": "s",
+                "epoch": None,
+                "published_at": at(3),
+                "kind": "scalar",
+                "frontier": second,
+                "frontier_inclusive": True,
+            }
+        )
+    return {
+        "checkpoints": [checkpoint("A", 1, 40, written=1), checkpoint("B", 1, 60, written=1)],
+        "published": rows,
+    }
+
+
+def published_overclaim(bad: bool) -> Tables:
+    return _published(50 if bad else 40)
+
+
+def published_regressed(bad: bool) -> Tables:
+    return _published(40, 30 if bad else 40)
+
+
+def stalled_partition(bad: bool) -> Tables:
+    """A holds the frontier at 10 while B moves on for 20 (twin: 5) minutes."""
+    minutes = 20 if bad else 5
+    return {
+        "checkpoints": [
+            checkpoint("A", 1, 10, written=0),
+            checkpoint("B", 1, 20, written=0),
+            *[checkpoint("B", g, 20 + g, written=60 * minutes * g / 4) for g in range(2, 5)],
+        ]
+    }
+
+
+def replayed_events(bad: bool) -> Tables:
+    return {
+        "receipts": [
+            receipt("e1", 1),
+            receipt("e1", 1, recorded=2 if bad else 0, outcome="committed" if bad else "failed"),
+        ],
+        "checkpoints": [checkpoint("p0", 1, 1)],
+    }
+
+
+CASES: dict[str, tuple[Callable[[bool], Tables], dict[str, Any]]] = {
+    "skipped_event": (skipped_event, {"partition_id": "p0", "event_id": "e2"}),
+    "overclaim": (overclaim, {"partition_id": "p0", "generation": 1}),
+    "watermark_regressed": (watermark_regressed, {"partition_id": "p0", "generation": 2}),
+    "cas_chain_broken": (cas_chain_broken, {"partition_id": "p0", "generation": 2}),
+    "stale_owner_won": (stale_owner_won, {"partition_id": "p0", "generation": 2}),
+    "mixed_checkpoint": (mixed_checkpoint, {"partition_id": "p0", "attempt_id": "a2"}),
+    "token_as_watermark": (token_as_watermark, {"partition_id": "p0", "generation": 1}),
+    "empty_page_advanced": (empty_page_advanced, {"partition_id": "p0", "generation": 2}),
+    "ordering_mutated": (ordering_mutated, {"partition_id": "p0", "event_id": "e1"}),
+    "late_insert": (late_insert, {"partition_id": "p0", "event_id": "late"}),
+    "unknown_endpoint": (unknown_endpoint, {"partition_id": "p0", "generation": 1}),
+    "unproven_membership": (unproven_membership, {"partition_id": "B", "epoch": 2}),
+    "cutover_overclaim": (cutover_overclaim, {"epoch": 2}),
+    "published_overclaim": (published_overclaim, {"at": at(2).replace(tzinfo=None)}),
+    "published_regressed": (published_regressed, {"at": at(3).replace(tzinfo=None)}),
+    "stalled_partition": (stalled_partition, {"partition_id": "A"}),
+    "replayed_events": (replayed_events, {"partition_id": "p0"}),
+}
+
+
+@pytest.mark.parametrize("rule", sorted(CASES))
+def test_rule_fires_on_its_case(tmp_path: Path, rule: str) -> None:
+    build, key = CASES[rule]
+    rows = found(tmp_path / "bad", build(True), rule)
+    assert len(rows) == 1, rows
+    for name, value in key.items():
+        assert rows[0][name] == value, name
+    assert rows[0]["message"]
+    assert rows[0]["evidence"].startswith("{")
+
+
+@pytest.mark.parametrize("rule", sorted(CASES))
+def test_rule_stays_quiet_on_its_twin(tmp_path: Path, rule: str) -> None:
+    build, _ = CASES[rule]
+    assert found(tmp_path / "twin", build(False), rule) == []
+
+
+def test_overclaim_causes(tmp_path: Path) -> None:
+    """The cause is the first of token, empty_page, past_blocking_event,
+    observed_max, unknown that applies."""
+    token = token_as_watermark(True)
+    token["pages"][0].update(finality_through=1, finality_inclusive=True)
+    assert '"cause":"token"' in found(tmp_path / "a", token, "overclaim")[0]["evidence"]
+    empty = found(tmp_path / "b", empty_page_advanced(True), "overclaim")
+    assert '"cause":"empty_page"' in empty[0]["evidence"]
+    past = found(tmp_path / "c", skipped_event(True), "overclaim")
+    assert '"cause":"past_blocking_event"' in past[0]["evidence"]
+    observed = {
+        "pages": [finality("p0", 1, events=2)],
+        "receipts": [receipt("e1", 1, page_id="p0-g0"), receipt("e2", 2, page_id="p0-g0")],
+        "checkpoints": [checkpoint("p0", 1, 2, written=1)],
+    }
+    assert '"cause":"observed_max"' in found(tmp_path / "d", observed, "overclaim")[0]["evidence"]
+    assert '"cause":"unknown"' in found(tmp_path / "e", overclaim(True), "overclaim")[0]["evidence"]
+
+
+def test_stall_threshold_is_a_setting(tmp_path: Path) -> None:
+    assert found(tmp_path / "a", stalled_partition(False), "stalled_partition", stall_minutes=2)
+    assert not found(tmp_path / "b", stalled_partition(True), "stalled_partition", stall_minutes=60)
