@@ -7,11 +7,12 @@ who holds it, the findings marked where they happened), and the findings table.
 
 from __future__ import annotations
 
+import bisect
 import html
 import json
-from collections.abc import Iterable, Sequence
-import bisect
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
+from itertools import pairwise
 from typing import Any
 
 import polars as pl
@@ -20,7 +21,7 @@ from reconcile.audit import AuditResult
 from reconcile.audit.findings import SEVERITIES
 
 WIDTH, HEIGHT = 960, 360
-LEFT, RIGHT, TOP, BOTTOM = 90, 20, 20, 40
+LEFT, RIGHT, TOP, BOTTOM = 90, 50, 20, 40
 COLORS = (
     "#1f77b4",
     "#2ca02c",
@@ -100,7 +101,7 @@ class _TimeAxis:
         knots = sorted(set(times))
         if len(knots) < 2:
             knots = [knots[0] if knots else 0.0, (knots[0] if knots else 0.0) + 1.0]
-        gaps = [q - p for p, q in zip(knots, knots[1:], strict=False)]
+        gaps = [q - p for p, q in pairwise(knots)]
         ordered = sorted(gaps)
         typical = ordered[int(0.9 * (len(ordered) - 1))] or max(ordered)
         small = sum(g for g in gaps if g <= 20 * typical) or sum(gaps)
@@ -157,7 +158,12 @@ def _steps(
     return lines
 
 
-def _polyline(line: Iterable[tuple[float, float]], x: _Scale, y: _Scale, **attrs: str) -> str:
+def _polyline(
+    line: Iterable[tuple[float, float]],
+    x: Callable[[float], float],
+    y: Callable[[float], float],
+    **attrs: str,
+) -> str:
     pts = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in line)
     extra = " ".join(f'{k.replace("_", "-")}="{v}"' for k, v in attrs.items())
     return f'<polyline points="{pts}" fill="none" {extra}/>'
@@ -203,7 +209,7 @@ def _timeline(scope: str, result: AuditResult) -> str:
         value = lo + (hi - lo) * i / 4
         yy = y(value)
         shown: Any = (
-            datetime.fromtimestamp(value)
+            datetime.fromtimestamp(value, UTC).replace(tzinfo=None)
             if isinstance(history["frontier"].dtype, pl.Datetime)
             else round(value)
         )
@@ -213,12 +219,7 @@ def _timeline(scope: str, result: AuditResult) -> str:
         out.append(
             f'<text x="{LEFT - 6}" y="{yy + 4:.1f}" text-anchor="end">{_e(_label(shown))}</text>'
         )
-    for i in range(5):
-        t = start + (end - start) * i / 4
-        out.append(
-            f'<text x="{x(t):.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">'
-            f"{_e(datetime.utcfromtimestamp(t).strftime('%H:%M:%S'))}</text>"
-        )
+    out.extend(_time_ticks(x))
     legend = []
     shown_parts = sorted(set(parts["partition_id"].to_list()))
     for n, pid in enumerate(shown_parts):
@@ -277,6 +278,36 @@ def _timeline(scope: str, result: AuditResult) -> str:
     return "\n".join(out) + f'<div class="legend">{"".join(legend)}</div>'
 
 
+def _time_ticks(x: _TimeAxis) -> list[str]:
+    """Labels along the time axis, at least 100 px apart, and the axis breaks."""
+    knots = x.knots
+    picks = sorted({knots[0], knots[-1], *(knots[int(i * (len(knots) - 1) / 6)] for i in range(7))})
+    out: list[str] = []
+    last = -1000.0
+    for t in picks:
+        xx = x(t)
+        if xx - last < 100 and t != knots[-1]:
+            continue
+        if xx - last < 100:
+            out.pop()
+        last = xx
+        stamp = datetime.fromtimestamp(t, UTC).strftime("%H:%M:%S.%f")[:-3]
+        out.append(
+            f'<text x="{xx:.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">{_e(stamp)}</text>'
+        )
+    for t, gap in x.breaks:
+        xx = (x(t) + x(t + gap)) / 2
+        out.append(
+            f'<line class="axis-break" x1="{xx:.1f}" x2="{xx:.1f}" y1="{TOP}" '
+            f'y2="{HEIGHT - BOTTOM}" stroke="#999" stroke-dasharray="2,3"/>'
+        )
+        out.append(
+            f'<text x="{xx:.1f}" y="{HEIGHT - BOTTOM + 30}" text-anchor="middle">'
+            f"+{_e(_duration(gap))}</text>"
+        )
+    return out
+
+
 def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], cls: str = "") -> str:
     head = "".join(f"<th>{_e(h)}</th>" for h in headers)
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
@@ -324,7 +355,9 @@ def render_html(result: AuditResult, facts: dict[str, Any]) -> str:
     ]
     inputs = ", ".join(f"{_e(k)} {v['rows']:,}" for k, v in facts["inputs"]["tables"].items())
     scopes = sorted(set(result.frontiers["scope_id"].to_list()))
-    timelines = "".join(f"<h3>{_e(s)}</h3>{_timeline(s, result)}" for s in scopes)
+    timelines = "".join(
+        f'<h3 id="timeline-{_e(s)}">{_e(s)}</h3>{_timeline(s, result)}' for s in scopes
+    )
     more = result.findings.height - MAX_FINDINGS
     severity_table = _table(["severity", "findings"], severity_row, "severities")
     frontier_table = _table(
