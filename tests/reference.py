@@ -387,6 +387,13 @@ def rows_until(tables: Tables, T: Any) -> dict[str, list[Row]]:
     for name, rows in tables.items():
         column = stamps.get(name)
         out[name] = [r for r in rows if column is None or r.get(column) is None or r[column] <= T]
+    if "members" in out:
+        # members of epochs cut away go with them (a valid log set keeps them together)
+        kept = {(e["scope_id"], e["epoch"]) for e in out.get("epochs", ())}
+        out["members"] = [m for m in out["members"] if (m["scope_id"], m["epoch"]) in kept]
+        if not out["members"] or not out.get("epochs"):
+            out.pop("members", None)
+            out.pop("epochs", None)
     return out
 
 
