@@ -67,7 +67,9 @@ def test_fault_modes_on_timestamps(tmp_path: Path, fault: str) -> None:
     check(simulate(tmp_path / fault, options).path)
 
 
-@pytest.mark.parametrize("name", ["clean", "faults", "membership", "timestamps"])
+@pytest.mark.parametrize(
+    "name", ["clean", "faults", "membership", "timestamps", "stuck", "membership-unproven"]
+)
 def test_bundled_log_sets(name: str) -> None:
     check(DATA / name)
 

@@ -12,7 +12,7 @@ from reconcile import validate_logset
 from reconcile.cli import main
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-COMMAND = re.compile(r"`(reconcile simulate data/(\w+)[^`]*)`")
+COMMAND = re.compile(r"`(reconcile simulate data/([\w-]+)[^`]*)`")
 
 
 def commands() -> list[tuple[str, str]]:

@@ -98,9 +98,10 @@ class Analysis:
 
     def _resolve_as_of(self, as_of: datetime | str | None) -> str:
         if as_of is None:
-            end = self.con.execute(
+            rows = self.con.execute(
                 f"SELECT CAST(end_of_log AS VARCHAR) FROM ({load('end_of_log')})"
-            ).fetchone()
+            ).fetchall()
+            end = rows[0] if rows else None
             if end is None or end[0] is None:
                 raise UsageError(f"log set {self.logset.path} has no timestamped rows")
             return f"{end[0]}+00"
@@ -113,9 +114,8 @@ class Analysis:
 
     @property
     def as_of(self) -> datetime:
-        row = self.con.execute("SELECT as_of FROM rc_params").fetchone()
-        assert row is not None
-        value: datetime = row[0]
+        rows = self.con.execute("SELECT as_of FROM rc_params").fetchall()
+        value: datetime = rows[0][0]
         return value
 
     def params(self, sql: str) -> dict[str, Any]:

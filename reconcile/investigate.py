@@ -1,0 +1,144 @@
+"""Questions a person asks at a notebook, answered from an analysis.
+
+Each function is a small query over the log set or a reshaping of the engine's
+tables; notebooks call these instead of carrying logic in their cells.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from reconcile.engine.analysis import Analysis
+from reconcile.sql import load
+
+
+def _query(analysis: Analysis, name: str, **params: str) -> pl.DataFrame:
+    result = analysis.con.sql(load(name), params=params or None).to_arrow_table()
+    frame = pl.from_arrow(result)
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+def event_trail(
+    analysis: Analysis, scope_id: str, partition_id: str, event_id: str
+) -> pl.DataFrame:
+    """Every receipt of one event, with the page and fetch it came from."""
+    return _query(
+        analysis,
+        "investigate/event_trail",
+        scope_id=scope_id,
+        partition_id=partition_id,
+        event_id=event_id,
+    )
+
+
+def partition_pages(analysis: Analysis, scope_id: str, partition_id: str) -> pl.DataFrame:
+    """A partition's page fetches in order, with their tokens and receipts."""
+    return _query(
+        analysis, "investigate/partition_pages", scope_id=scope_id, partition_id=partition_id
+    )
+
+
+def limiting_spans(history: pl.DataFrame, basis: str = "claimed") -> pl.DataFrame:
+    """Who held the frontier when: one row per (partition, stretch of history rows),
+    with its start, end (the next history row, or null) and the frontier value."""
+    rows = (
+        history.filter(pl.col("basis") == basis)
+        .sort("scope_id", "at")
+        .with_columns(pl.col("at").shift(-1).over("scope_id").alias("until"))
+        .explode("limiting_partitions")
+        .rename({"limiting_partitions": "partition_id"})
+        .drop_nulls("partition_id")
+    )
+    return rows.select(
+        "scope_id", "partition_id", "at", "until", "epoch", "frontier", "frontier_inclusive"
+    )
+
+
+def holders(history: pl.DataFrame, basis: str = "claimed") -> pl.DataFrame:
+    """How often each partition held the frontier, most often first."""
+    return (
+        limiting_spans(history, basis)
+        .group_by("scope_id", "partition_id")
+        .agg(
+            pl.len().alias("times"),
+            pl.col("at").min().alias("first"),
+            pl.col("at").max().alias("last"),
+        )
+        .sort("times", "partition_id", descending=[True, False])
+    )
+
+
+def lag(watermarks: pl.DataFrame) -> pl.DataFrame:
+    """Per partition: its claimed and proven certificates and how far the claim runs
+    ahead of what is proven (positive: claimed beyond the evidence)."""
+    return watermarks.select(
+        "scope_id",
+        "partition_id",
+        "claimed_through",
+        "proven_through",
+        "claim_status",
+        "blocking_reason",
+        (pl.col("claimed_through") - pl.col("proven_through")).alias("claim_ahead"),
+    ).sort("scope_id", "partition_id")
+
+
+def findings_on_timeline(findings: pl.DataFrame, history: pl.DataFrame) -> pl.DataFrame:
+    """Each finding with the claimed and proven frontier in force when it happened."""
+    marks = findings.filter(pl.col("at").is_not_null()).sort("scope_id", "at")
+    for basis in ("claimed", "proven"):
+        frontier = (
+            history.filter(pl.col("basis") == basis)
+            .select("scope_id", "at", pl.col("frontier").alias(f"{basis}_frontier"))
+            .sort("scope_id", "at")
+        )
+        marks = marks.join_asof(
+            frontier, on="at", by="scope_id", strategy="backward", check_sortedness=False
+        )
+    return marks.sort("at")
+
+
+def skipped_versus_replayed(findings: pl.DataFrame) -> pl.DataFrame:
+    """Per partition: events lost (skipped_event) beside events only delivered twice."""
+    skipped = (
+        findings.filter(pl.col("rule") == "skipped_event")
+        .group_by("scope_id", "partition_id")
+        .agg(pl.len().alias("skipped"), pl.col("event_id").sort().alias("skipped_events"))
+    )
+    replayed = findings.filter(pl.col("rule") == "replayed_events").select(
+        "scope_id",
+        "partition_id",
+        pl.col("evidence").str.json_path_match("$.events").cast(pl.Int64).alias("replayed"),
+    )
+    return (
+        skipped.join(replayed, on=["scope_id", "partition_id"], how="full", coalesce=True)
+        .with_columns(pl.col("skipped").fill_null(0), pl.col("replayed").fill_null(0))
+        .sort("scope_id", "partition_id")
+    )
+
+
+def membership(analysis: Analysis) -> pl.DataFrame:
+    """Every membership change with the epoch where its proof stands (null: none)."""
+    analysis.frontiers()
+    return _query(analysis, "investigate/membership")
+
+
+def longest_hold(history: pl.DataFrame, as_of: object, basis: str = "claimed") -> dict[str, object]:
+    """The longest stretch one partition held the frontier at one value: partition,
+    since, until (T for the last stretch), frontier, minutes."""
+    spans = (
+        limiting_spans(history, basis)
+        .with_columns(pl.col("until").fill_null(pl.lit(as_of).cast(pl.Datetime("ns"))))
+        .with_columns(((pl.col("until") - pl.col("at")).dt.total_seconds() / 60).alias("minutes"))
+        .sort("minutes", descending=True)
+    )
+    if spans.is_empty():
+        return {}
+    row = spans.row(0, named=True)
+    return {
+        "partition_id": row["partition_id"],
+        "since": row["at"],
+        "until": row["until"],
+        "frontier": row["frontier"],
+        "minutes": round(row["minutes"], 1),
+    }
