@@ -21,7 +21,7 @@ from reconcile.audit.report import check_target, write_report
 from reconcile.db import EngineConfig
 from reconcile.engine import Analysis, watermarks
 from reconcile.errors import InputError, InvalidLogSet, ReconcileError, UsageError
-from reconcile.progress import Progress, Steps
+from reconcile.progress import Progress, StepClock, Steps, write_profile
 from reconcile.render.audit_text import render_audit_text
 from reconcile.render.html import render_html
 from reconcile.render.tables import (
@@ -140,6 +140,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="stalled_partition: how long a partition may hold the claimed frontier"
         " unchanged (default: 10)",
     )
+    auditing.add_argument(
+        "--profile",
+        type=Path,
+        metavar="FILE",
+        help="write where the time went as JSON: seconds per step and per named query",
+    )
     _engine_options(auditing)
 
     front = commands.add_parser(
@@ -236,19 +242,23 @@ AUDIT_STEPS = [
 def _audit(args: argparse.Namespace) -> int:
     check_target(args.out)
     steps = Steps(AUDIT_STEPS)
+    clock = StepClock(steps.step)
     try:
-        steps.step("validate")
+        clock.step("validate")
         with open_logset(args.logset, config=_config(args)) as logset:
             result = audit(
                 logset,
                 as_of=args.as_of,
                 settings=AuditSettings(stall_minutes=args.stall_threshold),
-                step=steps.step,
+                step=clock.step,
             )
-        steps.step("report")
+        clock.step("report")
         facts = write_report(args.out, result, args.fail_on, html=render_html)
+        clock.stop()
     finally:
         steps.close()
+    if args.profile is not None:
+        write_profile(args.profile, clock.seconds, result.timings)
     print(render_audit_text(result, facts, str(args.out)))
     return EXIT_FINDINGS if result.at_or_above(args.fail_on) else EXIT_OK
 

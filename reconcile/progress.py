@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import TextIO
 
 
@@ -90,3 +93,45 @@ class Steps:
         if self.enabled:
             self.stream.write("\r" + " " * 79 + "\r")
             self.stream.flush()
+
+
+class StepClock:
+    """Seconds spent in each named step, passing each step on to ``forward``."""
+
+    def __init__(self, forward: Callable[[str], None] | None = None) -> None:
+        self.forward = forward
+        self.seconds: dict[str, float] = {}
+        self._current: str | None = None
+        self._started = time.perf_counter()
+
+    def step(self, name: str) -> None:
+        self.stop()
+        self._current = name
+        self._started = time.perf_counter()
+        if self.forward is not None:
+            self.forward(name)
+
+    def stop(self) -> None:
+        if self._current is not None:
+            elapsed = time.perf_counter() - self._started
+            self.seconds[self._current] = self.seconds.get(self._current, 0.0) + elapsed
+            self._current = None
+
+
+def write_profile(path: Path, steps: dict[str, float], queries: list[tuple[str, float]]) -> None:
+    """Where the time went, as JSON: seconds per step, and per named query (summed
+    over its runs, slowest first)."""
+    total: dict[str, float] = {}
+    runs: dict[str, int] = {}
+    for name, seconds in queries:
+        total[name] = total.get(name, 0.0) + seconds
+        runs[name] = runs.get(name, 0) + 1
+    ranked = sorted(total.items(), key=lambda item: -item[1])
+    document = {
+        "steps": {name: round(seconds, 3) for name, seconds in steps.items()},
+        "queries": [
+            {"query": name, "seconds": round(seconds, 3), "runs": runs[name]}
+            for name, seconds in ranked
+        ],
+    }
+    path.write_text(json.dumps(document, indent=2) + "\n")

@@ -32,6 +32,8 @@ class AuditResult:
     findings: pl.DataFrame
     timelines: pl.DataFrame = field(default_factory=pl.DataFrame)
     inputs: dict[str, Any] = field(default_factory=dict)
+    # (named query, seconds) for every query the engine ran, in order.
+    timings: list[tuple[str, float]] = field(default_factory=list)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Findings by rule and by severity."""
@@ -83,6 +85,7 @@ def audit(
         findings=found,
         timelines=timelines,
         inputs=_inputs(logset),
+        timings=analysis.timings,
     )
 
 

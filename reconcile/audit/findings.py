@@ -80,7 +80,8 @@ def findings(analysis: Analysis, settings: AuditSettings) -> pl.DataFrame:
             continue
         sql = load(query)
         params = {"stall_ns": int(settings.stall_minutes * 60e9)} if "$stall_ns" in sql else {}
-        result = analysis.con.sql(sql, params=params).to_arrow_table()
+        with analysis.timed(query):
+            result = analysis.con.sql(sql, params=params).to_arrow_table()
         frame = pl.from_arrow(result)
         assert isinstance(frame, pl.DataFrame)
         frames.append(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -89,6 +92,17 @@ class Analysis:
         )
         self.con.execute("CREATE OR REPLACE TEMP MACRO rc_as_of() AS (SELECT as_of FROM rc_params)")
         self._done: set[str] = set()
+        # (query, seconds) for every named query run, in order: where the time goes.
+        self.timings: list[tuple[str, float]] = []
+
+    @contextmanager
+    def timed(self, name: str) -> Iterator[None]:
+        """Record how long the enclosed work takes under ``name`` in ``timings``."""
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings.append((name, time.perf_counter() - started))
 
     def _install_macros(self) -> None:
         coordinate = self.logset.coordinate
@@ -136,7 +150,8 @@ class Analysis:
             return
         sql = load(query)
         # The table name is one of the engine's own (rc_*), never a user's string.
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {sql}", self.params(sql))
+        with self.timed(query):
+            self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {sql}", self.params(sql))
         self._done.add(table)
 
     def run(self, steps: tuple[tuple[str, str], ...]) -> None:
@@ -145,7 +160,8 @@ class Analysis:
 
     def frame(self, query: str) -> pl.DataFrame:
         sql = load(query)
-        result = self.con.sql(sql, params=self.params(sql)).to_arrow_table()
+        with self.timed(query):
+            result = self.con.sql(sql, params=self.params(sql)).to_arrow_table()
         frame = pl.from_arrow(result)
         assert isinstance(frame, pl.DataFrame)
         return frame

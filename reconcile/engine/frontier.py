@@ -48,14 +48,18 @@ def _tree(analysis: Analysis, intervals: str, out: str) -> None:
 
 def _rows(analysis: Analysis, basis: str) -> pl.DataFrame:
     sql = load("frontier/frontier_at")
-    analysis.con.execute(
-        "CREATE TEMP TABLE IF NOT EXISTS rc_frontier_at AS SELECT * FROM (" + sql + ") WHERE false",
-        {"basis": basis},
-    )
-    analysis.con.execute("DELETE FROM rc_frontier_at WHERE basis = $basis", {"basis": basis})
-    analysis.con.execute("INSERT INTO rc_frontier_at " + sql, {"basis": basis})
+    with analysis.timed("frontier/frontier_at"):
+        analysis.con.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS rc_frontier_at AS SELECT * FROM ("
+            + sql
+            + ") WHERE false",
+            {"basis": basis},
+        )
+        analysis.con.execute("DELETE FROM rc_frontier_at WHERE basis = $basis", {"basis": basis})
+        analysis.con.execute("INSERT INTO rc_frontier_at " + sql, {"basis": basis})
     sql = load("frontier/history_rows")
-    result = analysis.con.sql(sql, params={"basis": basis}).to_arrow_table()
+    with analysis.timed("frontier/history_rows"):
+        result = analysis.con.sql(sql, params={"basis": basis}).to_arrow_table()
     frame = pl.from_arrow(result)
     assert isinstance(frame, pl.DataFrame)
     return frame
