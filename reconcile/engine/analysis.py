@@ -12,7 +12,7 @@ import duckdb
 import polars as pl
 
 from reconcile.engine.frontier import frontier_history
-from reconcile.errors import UsageError
+from reconcile.errors import ReconcileError, UsageError
 from reconcile.logset.load import LogSet
 from reconcile.sql import load, parameters
 from reconcile_schemas import CoordinateType
@@ -22,6 +22,7 @@ WATERMARK_STEPS: tuple[tuple[str, str], ...] = (
     ("rc_scopes", "watermarks/scopes"),
     ("rc_partitions", "watermarks/partitions"),
     ("rc_receipt_events", "watermarks/receipt_events"),
+    ("rc_receipt_faults", "watermarks/receipt_faults"),
     ("rc_snapshot_events", "watermarks/snapshot_events"),
     ("rc_known_events", "watermarks/known_events"),
     ("rc_page_receipts", "watermarks/page_receipts"),
@@ -154,9 +155,49 @@ class Analysis:
             self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {sql}", self.params(sql))
         self._done.add(table)
 
+    def build_view(self, view: str, query: str) -> None:
+        """A working view over working tables (once per analysis)."""
+        if view in self._done:
+            return
+        sql = load(query)
+        self._drop(view)
+        self.con.execute(f"CREATE TEMP VIEW {view} AS {sql}", self.params(sql))
+        self._done.add(view)
+
     def run(self, steps: tuple[tuple[str, str], ...]) -> None:
         for table, query in steps:
+            if table == "rc_known_events" and not self.logset.has("snapshot"):
+                # Without a snapshot every column follows from rc_receipt_events:
+                # a view, so that no copy of every event is made.
+                self.build_view(table, "watermarks/known_events_receipts")
+                continue
+            if table == "rc_known_events" and table not in self._done:
+                self._drop(table)
             self.build(table, query)
+            if table == "rc_partitions":
+                self._check_partition_keys()
+
+    def _drop(self, name: str) -> None:
+        """Drop a working table or view, whichever ``name`` is."""
+        kinds = self.con.execute(
+            "SELECT 'VIEW' FROM duckdb_views() WHERE temporary AND view_name = $name"
+            " UNION ALL"
+            " SELECT 'TABLE' FROM duckdb_tables() WHERE temporary AND table_name = $name",
+            {"name": name},
+        ).fetchall()
+        for (kind,) in kinds:
+            # The name is one of the engine's own (rc_*), never a user's string.
+            self.con.execute(f"DROP {kind} {name}")
+
+    def _check_partition_keys(self) -> None:
+        rows = self.con.execute(
+            "SELECT count(*) - count(DISTINCT pk) FROM rc_partitions"
+        ).fetchall()
+        if rows[0][0]:
+            raise ReconcileError(
+                "two partitions of this log set share a 64-bit partition key"
+                " (rc_pk); the engine cannot tell them apart. Please report this."
+            )
 
     def frame(self, query: str) -> pl.DataFrame:
         sql = load(query)

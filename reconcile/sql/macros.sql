@@ -18,3 +18,42 @@ CREATE OR REPLACE TEMP MACRO rc_durable(outcome) AS outcome IN ('committed', 'de
 -- The beginning and the end of time, for open intervals of TIMESTAMP_NS.
 CREATE OR REPLACE TEMP MACRO rc_dawn() AS TIMESTAMP_NS '1678-01-01 00:00:00';
 CREATE OR REPLACE TEMP MACRO rc_dusk() AS TIMESTAMP_NS '2261-12-31 00:00:00';
+-- A partition's key: rc_partitions.pk, checked there to be unique among the log
+-- set's partitions, so that the event-level tables carry one integer, not two strings.
+CREATE OR REPLACE TEMP MACRO rc_pk(scope_id, partition_id) AS hash(scope_id, partition_id);
+-- What an event's receipts counted at T say, as bits (rc_receipt_events.flags):
+-- 1 a durable outcome, 2 a failed one, 4 an ineligible one, 8 an ineligible one
+-- with eligibility_stable, 16 two durable receipts or more (replayed), 32 seen at
+-- two positions or more.
+CREATE OR REPLACE TEMP MACRO rc_outcome_bits(outcome, stable) AS
+    CASE outcome
+        WHEN 'committed' THEN 1
+        WHEN 'dead_lettered' THEN 1
+        WHEN 'failed' THEN 2
+        WHEN 'ineligible' THEN CASE WHEN stable THEN 12 ELSE 4 END
+        ELSE 0
+    END;
+CREATE OR REPLACE TEMP MACRO rc_bit(flags, bit) AS (coalesce(flags, 0) & bit) <> 0;
+-- An event's state (§4.2-§4.6) from its receipts' bits and, with snapshot evidence,
+-- its snapshot row: eligible, passable and why not.
+CREATE OR REPLACE TEMP MACRO rc_event_eligible(in_snapshot, snap_eligible, flags) AS
+    CASE
+        WHEN in_snapshot THEN snap_eligible
+        ELSE NOT (rc_bit(flags, 4) AND NOT rc_bit(flags, 1))
+    END;
+CREATE OR REPLACE TEMP MACRO rc_event_passable(mutated, in_snapshot, snap_eligible, snap_stable, flags) AS
+    NOT mutated AND (
+        rc_bit(flags, 1)
+        OR CASE
+            WHEN in_snapshot THEN NOT snap_eligible AND snap_stable
+            ELSE rc_bit(flags, 8) AND NOT rc_bit(flags, 2)
+        END
+    );
+CREATE OR REPLACE TEMP MACRO rc_event_reason(mutated, in_snapshot, snap_eligible, flags) AS
+    CASE
+        WHEN mutated THEN 'ordering_mutated'
+        WHEN rc_bit(flags, 2) THEN 'failed'
+        WHEN NOT rc_event_eligible(in_snapshot, snap_eligible, flags)
+            OR (in_snapshot AND rc_bit(flags, 4)) THEN 'unstable_ineligible'
+        ELSE 'not_attempted'
+    END;

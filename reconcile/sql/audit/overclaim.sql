@@ -10,8 +10,7 @@ highest AS (
     -- the highest known position at written_at, for the overclaiming writes only
     SELECT o.write_id, max(k.sort_pos) AS highest
     FROM over AS o
-    JOIN rc_known_events AS k
-        ON k.scope_id = o.scope_id AND k.partition_id = o.partition_id
+    JOIN rc_known_events AS k ON k.pk = rc_pk(o.scope_id, o.partition_id)
     WHERE least(k.first_at, CASE WHEN k.in_snapshot THEN coalesce(k.visible_at, rc_dawn()) END)
           <= o.written_at
     GROUP BY o.write_id

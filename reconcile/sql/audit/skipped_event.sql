@@ -2,7 +2,7 @@
 -- partition's claimed certificate.
 SELECT
     'skipped_event' AS rule, 'critical' AS severity,
-    k.scope_id, k.partition_id, NULL::BIGINT AS epoch, rc_as_of() AS at, k.event_id,
+    c.scope_id, c.partition_id, NULL::BIGINT AS epoch, rc_as_of() AS at, k.event_id,
     NULL AS attempt_id, c.latest.generation AS generation, NULL AS page_id,
     'event ' || k.event_id || ' at ' || CAST(k.sort_pos AS VARCHAR)
         || ' has no durable outcome but lies under the claim through '
@@ -11,7 +11,7 @@ SELECT
              'claimed_through': c.latest.watermark, 'claimed_inclusive': c.latest.inclusive,
              'claimed_generation': c.latest.generation}) AS evidence
 FROM rc_known_events AS k
-JOIN rc_certs AS c USING (scope_id, partition_id)
+JOIN rc_certs AS c USING (pk)
 WHERE k.eligible AND NOT k.durable
   AND c.claim IS NOT NULL AND c.claim_status <> 'incomparable'
   AND rc_cert(k.sort_pos, true, c.discrete) <= c.claim

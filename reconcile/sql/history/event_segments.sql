@@ -6,11 +6,18 @@
 WITH ev AS (
     SELECT
         k.*,
+        p.scope_id,
+        p.partition_id,
         p.discrete,
+        f.failed_at,
+        f.ineligible_at,
+        f.stable_at,
         m.sightings
     FROM rc_known_events AS k
-    JOIN rc_partitions AS p USING (scope_id, partition_id)
-    LEFT JOIN rc_mutations AS m USING (scope_id, partition_id, event_id)
+    JOIN rc_partitions AS p USING (pk)
+    LEFT JOIN rc_receipt_faults AS f USING (pk, event_id)
+    LEFT JOIN rc_mutations AS m
+        ON m.scope_id = p.scope_id AND m.partition_id = p.partition_id AND m.event_id = k.event_id
     WHERE NOT (NOT k.in_snapshot AND NOT k.mutated AND coalesce(k.durable_at = k.first_at, false))
       AND NOT (k.in_snapshot AND k.always_visible AND NOT k.mutated)
 ),

@@ -4,7 +4,7 @@ WITH wanted AS (
     SELECT DISTINCT scope_id, page_id FROM rc_point_pages WHERE moving
 ),
 mutated AS (
-    SELECT scope_id, partition_id, event_id, sort_pos FROM rc_known_events WHERE mutated
+    SELECT pk, event_id, sort_pos FROM rc_known_events WHERE mutated
 )
 SELECT
     r.scope_id,
@@ -17,5 +17,5 @@ SELECT
 FROM receipts AS r
 SEMI JOIN wanted AS w ON w.scope_id = r.scope_id AND w.page_id = r.page_id
 LEFT JOIN mutated AS m
-    ON m.scope_id = r.scope_id AND m.partition_id = r.partition_id AND m.event_id = r.event_id
+    ON m.pk = rc_pk(r.scope_id, r.partition_id) AND m.event_id = r.event_id
 WHERE r.recorded_at <= rc_as_of()

@@ -3,7 +3,10 @@
 -- instant is the lowest position seen by then, and it is mutated from the instant
 -- a second position is seen.
 WITH mutated AS (
-    SELECT scope_id, partition_id, event_id FROM rc_known_events WHERE mutated
+    SELECT p.scope_id, p.partition_id, k.event_id
+    FROM rc_known_events AS k
+    JOIN rc_partitions AS p USING (pk)
+    WHERE k.mutated
 ),
 sightings AS (
     SELECT r.scope_id, r.partition_id, r.event_id, r.position, min(r.recorded_at) AS seen_at

@@ -10,8 +10,7 @@ WITH exact AS (
         list_sort(list(e.first_at))[any_value(ps.event_count)] AS complete_at
     FROM rc_page_status AS ps
     JOIN rc_known_events AS e
-        ON e.scope_id = ps.scope_id AND e.partition_id = ps.partition_id
-       AND e.sort_pos BETWEEN ps.min_position AND ps.max_position
+        ON e.pk = ps.pk AND e.sort_pos BETWEEN ps.min_position AND ps.max_position
     WHERE ps.in_range > ps.event_count
     GROUP BY ps.scope_id, ps.partition_id, ps.page_id
 ),

@@ -6,8 +6,8 @@
 -- `cert` until `until_t`.
 WITH simple AS (
     SELECT
-        k.scope_id,
-        k.partition_id,
+        p.scope_id,
+        p.partition_id,
         k.event_id,
         k.sort_pos,
         p.discrete,
@@ -16,7 +16,7 @@ WITH simple AS (
             ELSE coalesce(k.durable_at, rc_dusk())
         END AS passable_at
     FROM rc_known_events AS k
-    JOIN rc_partitions AS p USING (scope_id, partition_id)
+    JOIN rc_partitions AS p USING (pk)
     WHERE k.in_snapshot AND k.always_visible AND NOT k.mutated
 ),
 running AS (

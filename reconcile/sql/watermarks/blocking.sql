@@ -7,6 +7,7 @@ WITH page_block AS (
     GROUP BY scope_id, partition_id
 )
 SELECT
+    p.pk,
     p.scope_id,
     p.partition_id,
     CASE
@@ -23,5 +24,5 @@ SELECT
     coalesce(e.durable_events, 0) AS durable_events,
     coalesce(e.replayed_events, 0) AS replayed_events
 FROM rc_partitions AS p
-LEFT JOIN rc_event_summary AS e USING (scope_id, partition_id)
+LEFT JOIN rc_event_summary AS e USING (pk)
 LEFT JOIN page_block AS pb USING (scope_id, partition_id)

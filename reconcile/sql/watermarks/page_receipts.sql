@@ -2,7 +2,7 @@
 -- order) with a receipt on it. Order uses each event's sort position (the lowest of
 -- its positions), which differs from the receipt's own only for mutated events.
 WITH mutated AS (
-    SELECT scope_id, partition_id, event_id, sort_pos FROM rc_known_events WHERE mutated
+    SELECT pk, event_id, sort_pos FROM rc_known_events WHERE mutated
 )
 SELECT
     r.scope_id,
@@ -15,6 +15,6 @@ SELECT
     min(coalesce(m.sort_pos, r.position)) AS own_min_pos
 FROM receipts AS r
 LEFT JOIN mutated AS m
-    ON m.scope_id = r.scope_id AND m.partition_id = r.partition_id AND m.event_id = r.event_id
+    ON m.pk = rc_pk(r.scope_id, r.partition_id) AND m.event_id = r.event_id
 WHERE r.recorded_at <= rc_as_of() AND r.page_id IS NOT NULL
 GROUP BY r.scope_id, r.partition_id, r.page_id

@@ -4,7 +4,7 @@
 -- equi-join on position buckets (as wide as a typical page) rather than a band join;
 -- pages much wider than that are matched by partition alone.
 WITH page AS (
-    SELECT g.*
+    SELECT p.pk, row_number() OVER () AS page_no, g.*
     FROM pages AS g
     JOIN rc_partitions AS p
         ON p.scope_id = g.scope_id AND p.partition_id = g.partition_id AND p.evidence = 'receipts'
@@ -12,12 +12,11 @@ WITH page AS (
 ),
 geometry AS (
     SELECT
-        scope_id,
-        partition_id,
+        pk,
         min(rc_num(min_position)) AS base,
         greatest(1, CAST(median(rc_num(max_position) - rc_num(min_position)) AS BIGINT) + 1) AS width
     FROM page
-    GROUP BY scope_id, partition_id
+    GROUP BY pk
 ),
 spans AS (
     SELECT
@@ -25,46 +24,46 @@ spans AS (
         (CAST(rc_num(min_position) AS HUGEINT) - geometry.base) // geometry.width AS b_lo,
         (CAST(rc_num(max_position) AS HUGEINT) - geometry.base) // geometry.width AS b_hi
     FROM page
-    JOIN geometry USING (scope_id, partition_id)
+    JOIN geometry USING (pk)
 ),
 buckets AS (
-    SELECT scope_id, partition_id, page_id, min_position, max_position,
+    SELECT pk, page_no, min_position, max_position,
            CAST(unnest(range(CAST(b_lo AS BIGINT), CAST(b_hi AS BIGINT) + 1)) AS BIGINT) AS bucket
     FROM spans
     WHERE b_hi - b_lo < 64
 ),
 wide AS (
-    SELECT scope_id, partition_id, page_id, min_position, max_position
+    SELECT pk, page_no, min_position, max_position
     FROM spans
     WHERE b_hi - b_lo >= 64
 ),
 events AS (
     SELECT
-        e.scope_id,
-        e.partition_id,
+        e.pk,
         e.sort_pos,
         e.first_at,
         CAST((CAST(rc_num(e.sort_pos) AS HUGEINT) - geometry.base) // geometry.width AS BIGINT) AS bucket
     FROM rc_known_events AS e
-    JOIN geometry USING (scope_id, partition_id)
+    JOIN geometry USING (pk)
     WHERE rc_num(e.sort_pos) >= geometry.base
 ),
 inside AS (
-    SELECT b.scope_id, b.partition_id, b.page_id, count(*) AS n, max(e.first_at) AS last_known
+    SELECT b.page_no, count(*) AS n, max(e.first_at) AS last_known
     FROM buckets AS b
     JOIN events AS e
-        ON e.scope_id = b.scope_id AND e.partition_id = b.partition_id AND e.bucket = b.bucket
+        ON e.pk = b.pk AND e.bucket = b.bucket
     WHERE e.sort_pos BETWEEN b.min_position AND b.max_position
-    GROUP BY b.scope_id, b.partition_id, b.page_id
+    GROUP BY b.page_no
     UNION ALL
-    SELECT w.scope_id, w.partition_id, w.page_id, count(*) AS n, max(e.first_at) AS last_known
+    SELECT w.page_no, count(*) AS n, max(e.first_at) AS last_known
     FROM wide AS w
     JOIN rc_known_events AS e
-        ON e.scope_id = w.scope_id AND e.partition_id = w.partition_id
+        ON e.pk = w.pk
     WHERE e.sort_pos BETWEEN w.min_position AND w.max_position
-    GROUP BY w.scope_id, w.partition_id, w.page_id
+    GROUP BY w.page_no
 )
 SELECT
+    page.pk,
     page.scope_id,
     page.partition_id,
     page.page_id,
@@ -88,5 +87,5 @@ SELECT
         ELSE {'p': page.min_position, 'k': 0, 'e': '', 's': 0}
     END AS block
 FROM page
-LEFT JOIN inside USING (scope_id, partition_id, page_id)
+LEFT JOIN inside USING (page_no)
 LEFT JOIN rc_page_receipts AS own USING (scope_id, partition_id, page_id)

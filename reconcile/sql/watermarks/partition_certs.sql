@@ -1,6 +1,7 @@
 -- Every partition's state and certificates at T (§4.6-§4.11), as structs.
 WITH state AS (
     SELECT
+        p.pk,
         p.scope_id,
         p.partition_id,
         p.evidence,
@@ -16,11 +17,11 @@ WITH state AS (
         pr.provider,
         cl.latest
     FROM rc_partitions AS p
-    JOIN rc_scopes AS s USING (scope_id)
-    LEFT JOIN rc_blocking AS b USING (scope_id, partition_id)
-    LEFT JOIN rc_committed AS c USING (scope_id, partition_id)
-    LEFT JOIN rc_provider AS pr USING (scope_id, partition_id)
-    LEFT JOIN rc_claims AS cl USING (scope_id, partition_id)
+    JOIN rc_scopes AS s ON s.scope_id = p.scope_id
+    LEFT JOIN rc_blocking AS b ON b.pk = p.pk
+    LEFT JOIN rc_committed AS c ON c.pk = p.pk
+    LEFT JOIN rc_provider AS pr ON pr.scope_id = p.scope_id AND pr.partition_id = p.partition_id
+    LEFT JOIN rc_claims AS cl ON cl.scope_id = p.scope_id AND cl.partition_id = p.partition_id
 ),
 certs AS (
     SELECT

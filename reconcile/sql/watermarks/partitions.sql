@@ -1,6 +1,7 @@
 -- Every partition found in any table (the whole log set, §3) and its evidence
 -- (§4.2): snapshot when snapshot or snapshot_bounds has rows for it, else receipts
--- when receipts or pages has, else none.
+-- when receipts or pages has, else none. `pk` is the partition's key in the
+-- event-level tables (the engine checks that no two partitions share one).
 WITH found AS (
     SELECT DISTINCT scope_id, partition_id, 0 AS kind FROM checkpoints
     UNION ALL SELECT DISTINCT scope_id, partition_id, 0 FROM members
@@ -10,6 +11,7 @@ WITH found AS (
     UNION ALL SELECT DISTINCT scope_id, partition_id, 2 FROM snapshot_bounds
 )
 SELECT
+    rc_pk(f.scope_id, f.partition_id) AS pk,
     f.scope_id,
     f.partition_id,
     CASE max(f.kind) WHEN 2 THEN 'snapshot' WHEN 1 THEN 'receipts' ELSE 'none' END AS evidence,

@@ -1,19 +1,20 @@
--- Each event's receipts counted at T, aggregated: the one pass over receipts.
+-- Each event's receipts counted at T, aggregated: the one hash aggregate over every
+-- event of the log set, kept lean on purpose (fixed-size states, one integer for the
+-- partition): its lowest position, first receipt, first durable receipt, and what
+-- its receipts say as bits (rc_outcome_bits). When failed and ineligible receipts
+-- came is in rc_receipt_faults, for the few events that have any.
 SELECT
-    scope_id,
-    partition_id,
+    rc_pk(scope_id, partition_id) AS pk,
     event_id,
-    min(position) AS min_pos,
-    max(position) AS max_pos,
+    min(position) AS sort_pos,
     min(recorded_at) AS first_at,
-    min(recorded_at) FILTER (WHERE rc_durable(outcome)) AS durable_at,
-    count(*) FILTER (WHERE rc_durable(outcome)) AS n_durable,
-    min(recorded_at) FILTER (WHERE outcome = 'failed') AS failed_at,
-    min(recorded_at) FILTER (WHERE outcome = 'ineligible') AS ineligible_at,
-    min(recorded_at) FILTER (WHERE outcome = 'ineligible' AND eligibility_stable) AS stable_at,
-    count(*) AS n_receipts,
-    min(page_id) AS page_lo,
-    max(page_id) AS page_hi
+    min(CASE WHEN rc_durable(outcome) THEN recorded_at END) AS durable_at,
+    CAST(
+        bit_or(rc_outcome_bits(outcome, eligibility_stable))
+        | CASE WHEN sum(CASE WHEN rc_durable(outcome) THEN 1 ELSE 0 END) > 1 THEN 16 ELSE 0 END
+        | CASE WHEN min(position) <> max(position) THEN 32 ELSE 0 END
+        AS UTINYINT
+    ) AS flags
 FROM receipts
 WHERE recorded_at <= rc_as_of()
-GROUP BY scope_id, partition_id, event_id
+GROUP BY rc_pk(scope_id, partition_id), event_id

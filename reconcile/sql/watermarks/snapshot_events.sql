@@ -2,8 +2,7 @@
 -- ineligible only when every visible row says so, and its ineligibility is proven
 -- only when every such row is stable: the readings that never overclaim.
 SELECT
-    s.scope_id,
-    s.partition_id,
+    p.pk,
     s.event_id,
     min(s.position) AS min_pos,
     max(s.position) AS max_pos,
@@ -15,4 +14,4 @@ FROM snapshot AS s
 JOIN rc_partitions AS p
     ON p.scope_id = s.scope_id AND p.partition_id = s.partition_id AND p.evidence = 'snapshot'
 WHERE s.visible_at IS NULL OR s.visible_at <= rc_as_of()
-GROUP BY s.scope_id, s.partition_id, s.event_id
+GROUP BY p.pk, s.event_id
