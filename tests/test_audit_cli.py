@@ -208,3 +208,20 @@ def test_report_html_renders_in_headless_chromium(
     assert '<table class="findings">' in dom
     assert dom.count("<tr>") > 28
     assert "cas_chain_broken" in dom
+
+
+def test_profile_names_where_the_time_went(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "profile.json"
+    code, text, _ = run(
+        capsys, str(DATA / "clean"), "--out", str(tmp_path / "report"), "--profile", str(profile)
+    )
+    assert code == 0, text
+    document = json.loads(profile.read_text())
+    assert {"validate", "watermarks"} <= set(document["steps"])
+    queries = {row["query"]: row for row in document["queries"]}
+    assert "watermarks/receipt_events" in queries
+    assert all(row["runs"] >= 1 and row["seconds"] >= 0 for row in queries.values())
+    seconds = [row["seconds"] for row in document["queries"]]
+    assert seconds == sorted(seconds, reverse=True)
