@@ -1,7 +1,8 @@
 -- Event blockers over time (§4.2-§4.6): for every event that is, at some instant up
 -- to T, known and not passable, the segments [from_t, to_t) where it blocks, with
 -- the certificate it imposes: (its position, exclusive). Events durable from their
--- first receipt never block, and snapshot events visible from the start are handled
+-- first receipt never block, nor do those proven ineligible by their first receipt
+-- and never failed; snapshot events visible from the start are handled
 -- by rc_records; neither is listed here.
 WITH ev AS (
     SELECT
@@ -20,6 +21,11 @@ WITH ev AS (
         ON m.scope_id = p.scope_id AND m.partition_id = p.partition_id AND m.event_id = k.event_id
     WHERE NOT (NOT k.in_snapshot AND NOT k.mutated AND coalesce(k.durable_at = k.first_at, false))
       AND NOT (k.in_snapshot AND k.always_visible AND NOT k.mutated)
+      -- proven ineligible by its first receipt, and never failed: never blocks
+      AND NOT (
+          NOT k.in_snapshot AND NOT k.mutated
+          AND coalesce(f.stable_at = k.first_at AND f.failed_at IS NULL, false)
+      )
 ),
 breaks AS (
     SELECT

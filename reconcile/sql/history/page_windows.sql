@@ -3,29 +3,14 @@
 -- never, when too few are known at T). Inside that window it blocks before its first
 -- position until a receipt on it comes, then right after the last event (in order)
 -- with a receipt on it.
-WITH exact AS (
-    -- more events in range than its count: the count-th of them to become known
-    SELECT
-        ps.scope_id, ps.partition_id, ps.page_id,
-        list_sort(list(e.first_at))[any_value(ps.event_count)] AS complete_at
-    FROM rc_page_status AS ps
-    JOIN rc_known_events AS e
-        ON e.pk = ps.pk AND e.sort_pos BETWEEN ps.min_position AND ps.max_position
-    WHERE ps.in_range > ps.event_count
-    GROUP BY ps.scope_id, ps.partition_id, ps.page_id
-),
-windows AS (
+WITH windows AS (
     SELECT
         ps.scope_id,
         ps.partition_id,
         ps.page_id,
         p.discrete,
         ps.fetched_at,
-        CASE
-            WHEN ps.in_range < ps.event_count THEN NULL
-            WHEN ps.in_range = ps.event_count THEN ps.last_known
-            ELSE x.complete_at
-        END AS complete_at,
+        ps.complete_at,
         ps.min_position,
         ps.first_at AS first_own_at,
         ps.last_at AS last_own_at,
@@ -33,7 +18,6 @@ windows AS (
         ps.block.p AS tail_pos
     FROM rc_page_status AS ps
     JOIN rc_partitions AS p USING (scope_id, partition_id)
-    LEFT JOIN exact AS x USING (scope_id, partition_id, page_id)
 )
 SELECT
     *,

@@ -1,8 +1,9 @@
 -- Each non-empty page fetched by T of a partition with receipts evidence (§4.7):
--- how many distinct known events lie in [min_position, max_position], and where it
--- blocks when that is fewer than its event_count. Events are matched to pages by an
--- equi-join on position buckets (as wide as a typical page) rather than a band join;
--- pages much wider than that are matched by partition alone.
+-- how many distinct known events lie in [min_position, max_position], when the
+-- event_count-th of them became known, and where it blocks when fewer are known.
+-- Events are matched to pages by an equi-join on position buckets (as wide as a
+-- typical page) rather than a band join; pages much wider than that are matched by
+-- partition alone.
 WITH page AS (
     SELECT p.pk, row_number() OVER () AS page_no, g.*
     FROM pages AS g
@@ -27,13 +28,13 @@ spans AS (
     JOIN geometry USING (pk)
 ),
 buckets AS (
-    SELECT pk, page_no, min_position, max_position,
+    SELECT pk, page_no, min_position, max_position, event_count,
            CAST(unnest(range(CAST(b_lo AS BIGINT), CAST(b_hi AS BIGINT) + 1)) AS BIGINT) AS bucket
     FROM spans
     WHERE b_hi - b_lo < 64
 ),
 wide AS (
-    SELECT pk, page_no, min_position, max_position
+    SELECT pk, page_no, min_position, max_position, event_count
     FROM spans
     WHERE b_hi - b_lo >= 64
 ),
@@ -48,14 +49,14 @@ events AS (
     WHERE rc_num(e.sort_pos) >= geometry.base
 ),
 inside AS (
-    SELECT b.page_no, count(*) AS n, max(e.first_at) AS last_known
+    SELECT b.page_no, count(*) AS n, list_max(min(e.first_at, b.event_count)) AS complete_at
     FROM buckets AS b
     JOIN events AS e
         ON e.pk = b.pk AND e.bucket = b.bucket
     WHERE e.sort_pos BETWEEN b.min_position AND b.max_position
     GROUP BY b.page_no
     UNION ALL
-    SELECT w.page_no, count(*) AS n, max(e.first_at) AS last_known
+    SELECT w.page_no, count(*) AS n, list_max(min(e.first_at, w.event_count)) AS complete_at
     FROM wide AS w
     JOIN rc_known_events AS e
         ON e.pk = w.pk
@@ -74,7 +75,9 @@ SELECT
     page.max_position,
     coalesce(inside.n, 0) AS in_range,
     coalesce(inside.n, 0) < page.event_count AS incomplete,
-    inside.last_known,
+    -- when the event_count-th event in range became known: the page's range is
+    -- complete from then on (NULL while fewer are known)
+    CASE WHEN coalesce(inside.n, 0) >= page.event_count THEN inside.complete_at END AS complete_at,
     own.n_receipts,
     own.first_at,
     own.last_at,
