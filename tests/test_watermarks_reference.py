@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from reconcile import open_logset
 from reconcile.engine import Analysis, watermarks
 from tests import reference
 from tests.conftest import examples
-from tests.logsets import write_logset
+from tests.logsets import checkpoint, page, receipt, write_logset
 from tests.strategies import logsets, moment
 
 FIELDS = (
@@ -136,3 +137,38 @@ def test_certificates_at_any_instant_equal_the_as_of_result(case: dict[str, Any]
                         pair = (row[f"{name}_through"], row[f"{name}_inclusive"])
                         wanted = (expected[f"{name}_through"], expected[f"{name}_inclusive"])
                         assert pair == wanted, (t, row["partition_id"], name)
+
+
+def test_a_crowded_page_closes_when_its_count_th_event_becomes_known(tmp_path: Path) -> None:
+    """A page whose range holds more known events than its count (ties, overlapping
+    pages) stops blocking when the count-th of them becomes known, however many more
+    there are: the history agrees with watermarks(as_of=t) at every instant."""
+    receipts, pages, checkpoints = [], [], []
+    for extra in range(7):  # events in range beyond the page's count of 2
+        part = f"p{extra}"
+        n = 2 + extra
+        order = list(range(n))  # the order they become known: shuffled, seeded
+        random.Random(extra).shuffle(order)
+        pages.append(page(f"g{extra}", 1, 2, 10, 10 + n - 1, partition=part, fetched=0.5))
+        for rank, i in enumerate(order):
+            receipts.append(receipt(f"e{i}", 10 + i, partition=part, recorded=1 + rank))
+        checkpoints.append(checkpoint(part, 1, 10 + n - 1, written=20))
+    path = write_logset(
+        tmp_path / "ls", {"receipts": receipts, "pages": pages, "checkpoints": checkpoints}
+    )
+    instants = [moment(s) for s in range(0, 22)]
+    with open_logset(path) as logset:
+        parts = [f"p{extra}" for extra in range(7)]
+        points = pl.DataFrame(
+            [{"scope_id": "s", "partition_id": p, "t": t} for t in instants for p in parts],
+            schema={"scope_id": pl.String, "partition_id": pl.String, "t": pl.Datetime("ns")},
+        )
+        got = Analysis(logset).certificates_at(points).to_dicts()
+        for t in instants:
+            want = {r["partition_id"]: r for r in Analysis(logset, t).watermarks().to_dicts()}
+            for row in (g for g in got if g["t"] == t):
+                expected = want[row["partition_id"]]
+                for name in CERTS:
+                    pair = (row[f"{name}_through"], row[f"{name}_inclusive"])
+                    wanted = (expected[f"{name}_through"], expected[f"{name}_inclusive"])
+                    assert pair == wanted, (t, row["partition_id"], name)

@@ -49,19 +49,29 @@ events AS (
     WHERE rc_num(e.sort_pos) >= geometry.base
 ),
 inside AS (
-    SELECT b.page_no, count(*) AS n, list_max(min(e.first_at, b.event_count)) AS complete_at
+    SELECT b.page_no, count(*) AS n, max(e.first_at, 4) AS latest
     FROM buckets AS b
     JOIN events AS e
         ON e.pk = b.pk AND e.bucket = b.bucket
     WHERE e.sort_pos BETWEEN b.min_position AND b.max_position
     GROUP BY b.page_no
     UNION ALL
-    SELECT w.page_no, count(*) AS n, list_max(min(e.first_at, w.event_count)) AS complete_at
+    SELECT w.page_no, count(*) AS n, max(e.first_at, 4) AS latest
     FROM wide AS w
     JOIN rc_known_events AS e
         ON e.pk = w.pk
     WHERE e.sort_pos BETWEEN w.min_position AND w.max_position
     GROUP BY w.page_no
+),
+crowded_at AS (
+    -- the few pages with four or more known events beyond their count: the
+    -- event_count-th to become known, counted out exactly
+    SELECT c.page_no, list_max(min(e.first_at, c.event_count)) AS complete_at
+    FROM page AS c
+    JOIN inside AS i ON i.page_no = c.page_no AND i.n - c.event_count >= 4
+    JOIN rc_known_events AS e
+        ON e.pk = c.pk AND e.sort_pos BETWEEN c.min_position AND c.max_position
+    GROUP BY c.page_no
 )
 SELECT
     page.pk,
@@ -76,8 +86,13 @@ SELECT
     coalesce(inside.n, 0) AS in_range,
     coalesce(inside.n, 0) < page.event_count AS incomplete,
     -- when the event_count-th event in range became known: the page's range is
-    -- complete from then on (NULL while fewer are known)
-    CASE WHEN coalesce(inside.n, 0) >= page.event_count THEN inside.complete_at END AS complete_at,
+    -- complete from then on (NULL while fewer are known). With e events beyond the
+    -- count it is the (e + 1)-th latest; `latest` holds the four latest, descending.
+    CASE
+        WHEN coalesce(inside.n, 0) < page.event_count THEN NULL
+        WHEN inside.n - page.event_count < 4 THEN inside.latest[inside.n - page.event_count + 1]
+        ELSE crowded_at.complete_at
+    END AS complete_at,
     own.n_receipts,
     own.first_at,
     own.last_at,
@@ -91,4 +106,5 @@ SELECT
     END AS block
 FROM page
 LEFT JOIN inside USING (page_no)
+LEFT JOIN crowded_at USING (page_no)
 LEFT JOIN rc_page_receipts AS own USING (scope_id, partition_id, page_id)
