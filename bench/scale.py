@@ -64,7 +64,7 @@ SELECT scope_id, partition_id, event_id,
        min(position) AS position,
        bool_or(outcome IN ('committed', 'dead_lettered')) AS durable,
        min(recorded_at) FILTER (WHERE outcome IN ('committed', 'dead_lettered')) AS durable_at
-FROM read_parquet($receipts)
+FROM receipts
 GROUP BY scope_id, partition_id, event_id;
 
 CREATE TABLE watermarks AS
@@ -91,8 +91,9 @@ class Measure:
     ok: bool
 
 
-def run_measured(command: list[str], log: Path) -> Measure:
-    """Run a command as its own process; its wall time and peak resident memory."""
+def run_measured(command: list[str], log: Path, accept: tuple[int, ...] = (0,)) -> Measure:
+    """Run a command as its own process; its wall time and peak resident memory, and
+    whether it exited with one of the ``accept`` codes."""
     started = time.perf_counter()
     with log.open("w") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
@@ -100,7 +101,7 @@ def run_measured(command: list[str], log: Path) -> Measure:
     seconds = time.perf_counter() - started
     code = os.waitstatus_to_exitcode(status)
     # ru_maxrss is in KiB on Linux
-    return Measure(seconds, usage.ru_maxrss / 1024, code in (0, 1))
+    return Measure(seconds, usage.ru_maxrss / 1024, code in accept)
 
 
 def machine() -> str:
@@ -169,9 +170,10 @@ def limit(logset: Path) -> None:
 def obvious(logset: Path) -> None:
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
+    con.read_parquet(str(logset / "receipts.parquet")).create_view("receipts")
     for statement in OBVIOUS.split(";"):
         if statement.strip():
-            con.execute(statement, {"receipts": str(logset / "receipts.parquet")})
+            con.execute(statement)
 
 
 def profile_lines(path: Path, top: int = 12) -> list[str]:
@@ -236,7 +238,9 @@ def main() -> None:
         }
         row: dict[str, object] = {"size": label, "receipts": receipts}
         for name, command in commands.items():
-            measure = run_measured(command, args.work / f"{name}-{label}.log")
+            # the audit exits 1 when it reports findings at or above --fail-on
+            accept = (0, 1) if name == "audit" else (0,)
+            measure = run_measured(command, args.work / f"{name}-{label}.log", accept)
             if not measure.ok:
                 sys.exit(f"{name} at {label} failed; see {args.work / f'{name}-{label}.log'}")
             row[name] = measure
