@@ -138,10 +138,13 @@ def simulate(work: Path, label: str) -> Path:
 
 
 def receipt_count(logset: Path) -> int:
-    rows = duckdb.sql(
-        "SELECT count(*) FROM read_parquet($p)", params={"p": str(logset / "receipts.parquet")}
-    ).fetchall()
-    return int(rows[0][0])
+    row = (
+        duckdb.connect()
+        .execute("SELECT count(*) FROM read_parquet($p)", {"p": str(logset / "receipts.parquet")})
+        .fetchone()
+    )
+    assert row is not None
+    return int(row[0])
 
 
 def limit(logset: Path) -> None:

@@ -45,11 +45,11 @@ def main() -> None:
         failures = 0
         source = pq.ParquetFile(f"{logset}/{table}.parquet")
         for batch in source.iter_batches(batch_size=1_000_000):
-            frame = pl.DataFrame(pl.from_arrow(batch)).with_columns(
+            batch_frame = pl.DataFrame(pl.from_arrow(batch)).with_columns(
                 pl.col(pl.Datetime).dt.replace_time_zone(None).cast(pl.Datetime("ns"))
             )
             try:
-                schema.validate(frame, lazy=True)
+                schema.validate(batch_frame, lazy=True)
             except pa.errors.SchemaErrors as errors:
                 failures += errors.failure_cases.height
         print(f"problems: {failures}")

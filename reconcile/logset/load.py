@@ -81,7 +81,12 @@ class LogSet:
                 },
             )
             relation = raw.select(
-                duckdb_projection(schema, self.coordinate, raw.columns, table.hive_keys)
+                duckdb_projection(
+                    schema,
+                    self.coordinate,
+                    dict(zip(raw.columns, (str(t) for t in raw.types), strict=True)),
+                    table.hive_keys,
+                )
             )
         relation.create_view(name, replace=True)
 

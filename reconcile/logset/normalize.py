@@ -9,7 +9,7 @@ path) and ``__row`` (the row's number within its file, from 0).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import pandera.polars as pa
 import polars as pl
@@ -29,31 +29,43 @@ FILE_COLUMN = "__file"
 ROW_COLUMN = "__row"
 
 
+def _zoned(duckdb_type_name: str) -> bool:
+    """Whether a DuckDB type is a timestamp with a time zone (an instant)."""
+    return duckdb_type_name.upper() in ("TIMESTAMP WITH TIME ZONE", "TIMESTAMPTZ", "TIMESTAMPTZ_NS")
+
+
 def duckdb_projection(
     schema: pa.DataFrameSchema,
     coordinate: CoordinateType,
-    present: Iterable[str],
+    present: Mapping[str, str],
     hive_keys: Iterable[str] = (),
 ) -> str:
     """The SELECT list that normalizes a ``read_parquet`` relation of a table.
 
-    ``present`` are the columns the relation has (any file of the table), and
-    ``hive_keys`` those that come from hive folders, which are strings.
+    ``present`` maps the columns the relation has (any file of the table) to their
+    DuckDB types, and ``hive_keys`` are those that come from hive folders, which are
+    strings.
+
+    An instant (a timestamp with a zone) becomes naive UTC through its epoch in
+    nanoseconds: exact, independent of the session's zone, and an order of magnitude
+    cheaper than a cast, which goes through ICU's calendar for every row.
     """
-    present_set, hive_set = set(present), set(hive_keys)
+    hive_set = set(hive_keys)
     items: list[str] = []
     for name, column in schema.columns.items():
         logical = logical_type(column)
         target = duckdb_type(logical, coordinate)
         ident = quote_identifier(name)
-        if name not in present_set:
-            source = "NULL"
-        elif name in hive_set and target.startswith("TIMESTAMP"):
+        if name not in present:
+            expression = f"CAST(NULL AS {target})"
+        elif target == "TIMESTAMP_NS" and name in hive_set:
             # A hive value is text; read its offset, if any, before dropping the zone.
-            source = f"CAST({ident} AS TIMESTAMPTZ)"
+            expression = f"make_timestamp_ns(epoch_ns(CAST({ident} AS TIMESTAMPTZ)))"
+        elif target == "TIMESTAMP_NS" and _zoned(present[name]):
+            expression = f"make_timestamp_ns(epoch_ns({ident}))"
         else:
-            source = ident
-        items.append(f"CAST({source} AS {target}) AS {ident}")
+            expression = f"CAST({ident} AS {target})"
+        items.append(f"{expression} AS {ident}")
     items.append(f"{quote_identifier(FILE_COLUMN)}")
     items.append(f"CAST(file_row_number AS BIGINT) AS {quote_identifier(ROW_COLUMN)}")
     return ", ".join(items)
