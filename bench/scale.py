@@ -196,7 +196,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/reconcile-bench"))
     parser.add_argument("--results", type=Path, default=HERE / "RESULTS.md")
     parser.add_argument(
-        "--memory-limit", default="4GB", help="the audit's DuckDB memory limit (default 4GB)"
+        "--memory-limit", default="5GB", help="the audit's DuckDB memory limit (default 5GB)"
     )
     parser.add_argument("--only", help=argparse.SUPPRESS)  # limit|obvious LOGSET (internal)
     parser.add_argument("logset", nargs="?", type=Path, help=argparse.SUPPRESS)

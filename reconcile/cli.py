@@ -45,7 +45,8 @@ def _engine_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--memory-limit",
         metavar="SIZE",
-        help="DuckDB memory limit, past which work spills to disk (default 4GB)",
+        help="DuckDB memory limit, past which work spills to disk"
+        " (default: 40%% of memory, at most 5GB)",
     )
     group.add_argument(
         "--temp-dir",

@@ -57,3 +57,11 @@ CREATE OR REPLACE TEMP MACRO rc_event_reason(mutated, in_snapshot, snap_eligible
             OR (in_snapshot AND rc_bit(flags, 4)) THEN 'unstable_ineligible'
         ELSE 'not_attempted'
     END;
+
+-- rc_bucket: the bucket of a coordinate, floor((v - base) / width), a whole number
+-- held as a DOUBLE. Every step rounds monotonically, so the events in [lo, hi] lie
+-- in the buckets from rc_bucket(lo) to rc_bucket(hi): a join on buckets finds them
+-- all, and the range check that follows keeps only them. Cheaper than exact HUGEINT
+-- arithmetic, and never overflows.
+CREATE OR REPLACE TEMP MACRO rc_bucket(v, base, width) AS
+    floor((CAST(rc_num(v) AS DOUBLE) - base) / width);

@@ -22,28 +22,28 @@ geometry AS (
 spans AS (
     SELECT
         page.*,
-        (CAST(rc_num(min_position) AS HUGEINT) - geometry.base) // geometry.width AS b_lo,
-        (CAST(rc_num(max_position) AS HUGEINT) - geometry.base) // geometry.width AS b_hi
+        rc_bucket(min_position, geometry.base, geometry.width) AS b_lo,
+        rc_bucket(max_position, geometry.base, geometry.width) AS b_hi
     FROM page
     JOIN geometry USING (pk)
 ),
 buckets AS (
     SELECT pk, page_no, min_position, max_position, event_count,
-           CAST(unnest(range(CAST(b_lo AS BIGINT), CAST(b_hi AS BIGINT) + 1)) AS BIGINT) AS bucket
+           CAST(unnest(range(CAST(b_lo AS BIGINT), CAST(b_hi AS BIGINT) + 1)) AS DOUBLE) AS bucket
     FROM spans
-    WHERE b_hi - b_lo < 64
+    WHERE b_hi - b_lo < 64 AND b_hi < 4e18
 ),
 wide AS (
     SELECT pk, page_no, min_position, max_position, event_count
     FROM spans
-    WHERE b_hi - b_lo >= 64
+    WHERE NOT (b_hi - b_lo < 64 AND b_hi < 4e18)
 ),
 events AS (
     SELECT
         e.pk,
         e.sort_pos,
         e.first_at,
-        CAST((CAST(rc_num(e.sort_pos) AS HUGEINT) - geometry.base) // geometry.width AS BIGINT) AS bucket
+        rc_bucket(e.sort_pos, geometry.base, geometry.width) AS bucket
     FROM rc_known_events AS e
     JOIN geometry USING (pk)
     WHERE rc_num(e.sort_pos) >= geometry.base
