@@ -8,10 +8,10 @@ SELECT
     event_id,
     min(position) AS sort_pos,
     min(recorded_at) AS first_at,
-    min(CASE WHEN rc_durable(outcome) THEN recorded_at END) AS durable_at,
+    min(recorded_at) FILTER (WHERE rc_durable(outcome)) AS durable_at,
     CAST(
         bit_or(rc_outcome_bits(outcome, eligibility_stable))
-        | CASE WHEN sum(CASE WHEN rc_durable(outcome) THEN 1 ELSE 0 END) > 1 THEN 16 ELSE 0 END
+        | CASE WHEN count(*) FILTER (WHERE rc_durable(outcome)) > 1 THEN 16 ELSE 0 END
         | CASE WHEN min(position) <> max(position) THEN 32 ELSE 0 END
         AS UTINYINT
     ) AS flags
