@@ -1,0 +1,11 @@
+-- The slices the event aggregate (rc_receipt_events) runs in: the partitions in
+-- order of partition_id, cut into $slices runs of about equal count. A slice's hash
+-- table stays in memory where the whole would spill, and where receipts are laid
+-- out by partition, the scan of a slice skips the row groups of the others.
+SELECT
+    partition_id,
+    CAST(
+        floor((row_number() OVER (ORDER BY partition_id) - 1) * $slices / count(*) OVER ())
+        AS INTEGER
+    ) AS slice
+FROM (SELECT DISTINCT partition_id FROM rc_partitions)
