@@ -40,6 +40,15 @@ EXIT_FINDINGS = 1
 EXIT_INVALID = 2
 
 
+def _as_of_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--as-of",
+        metavar="TIMESTAMP",
+        help="evaluate as of this time (ISO 8601; naive means UTC); default: the end of"
+        " the log set",
+    )
+
+
 def _engine_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("engine")
     group.add_argument(
@@ -99,12 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
         " certificates (CONTRACT.md §4.1-§4.11), as of a time.",
     )
     marks.add_argument("logset", type=Path, metavar="LOGSET", help="the log set directory")
-    marks.add_argument(
-        "--as-of",
-        metavar="TIMESTAMP",
-        help="evaluate as of this time (ISO 8601; naive means UTC); default: the end of"
-        " the log set",
-    )
+    _as_of_option(marks)
     marks.add_argument("--json", action="store_true", help="print the rows as JSON")
     _engine_options(marks)
 
@@ -121,12 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     auditing.add_argument(
         "--out", type=Path, required=True, metavar="DIR", help="the report directory"
     )
-    auditing.add_argument(
-        "--as-of",
-        metavar="TIMESTAMP",
-        help="evaluate as of this time (ISO 8601; naive means UTC); default: the end of"
-        " the log set",
-    )
+    _as_of_option(auditing)
     auditing.add_argument(
         "--fail-on",
         choices=list(SEVERITIES),
@@ -157,12 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
         " the vector of their certificates with every reason no honest scalar exists.",
     )
     front.add_argument("logset", type=Path, metavar="LOGSET", help="the log set directory")
-    front.add_argument(
-        "--as-of",
-        metavar="TIMESTAMP",
-        help="evaluate as of this time (ISO 8601; naive means UTC); default: the end of"
-        " the log set",
-    )
+    _as_of_option(front)
     front.add_argument(
         "--basis",
         choices=["claimed", "proven"],

@@ -89,30 +89,32 @@ def audit(
     )
 
 
-def shown_partitions(history: pl.DataFrame, found: pl.DataFrame, each: int = 6) -> pl.DataFrame:
-    """The partitions worth drawing per scope: those that held the frontier most
-    often, and those with the most severe findings (at most ``each`` of each)."""
-    holders = (
-        history.select("scope_id", pl.col("limiting_partitions").alias("partition_id"))
-        .explode("partition_id")
-        .drop_nulls()
-        .group_by("scope_id", "partition_id")
+def _most_frequent(rows: pl.DataFrame, each: int) -> pl.DataFrame:
+    """Per scope, the ``each`` partitions with the most rows (ties by partition_id)."""
+    return (
+        rows.group_by("scope_id", "partition_id")
         .len()
         .sort("len", "partition_id", descending=[True, False])
         .group_by("scope_id", maintain_order=True)
         .head(each)
         .select("scope_id", "partition_id")
     )
-    faulty = (
+
+
+def shown_partitions(history: pl.DataFrame, found: pl.DataFrame, each: int = 6) -> pl.DataFrame:
+    """The partitions worth drawing per scope: those that held the frontier most
+    often, and those with the most severe findings (at most ``each`` of each)."""
+    holders = _most_frequent(
+        history.select("scope_id", pl.col("limiting_partitions").alias("partition_id"))
+        .explode("partition_id")
+        .drop_nulls(),
+        each,
+    )
+    faulty = _most_frequent(
         found.filter(
             pl.col("severity").is_in(["critical", "error"]) & pl.col("partition_id").is_not_null()
-        )
-        .group_by("scope_id", "partition_id")
-        .len()
-        .sort("len", "partition_id", descending=[True, False])
-        .group_by("scope_id", maintain_order=True)
-        .head(each)
-        .select("scope_id", "partition_id")
+        ),
+        each,
     )
     return pl.concat([holders, faulty]).unique().sort("scope_id", "partition_id")
 
