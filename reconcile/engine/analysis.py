@@ -25,6 +25,7 @@ WATERMARK_STEPS: tuple[tuple[str, str], ...] = (
     ("rc_receipt_faults", "watermarks/receipt_faults"),
     ("rc_snapshot_events", "watermarks/snapshot_events"),
     ("rc_known_events", "watermarks/known_events"),
+    ("rc_mutated", "watermarks/mutated_events"),
     ("rc_page_receipts", "watermarks/page_receipts"),
     ("rc_page_status", "watermarks/page_status"),
     ("rc_counting_pages", "watermarks/counting_pages"),
@@ -315,10 +316,11 @@ class Analysis:
             finally:
                 self.con.unregister("rc_selected_input")
         sql = load("history/change_points")
-        self.con.execute(
-            "CREATE OR REPLACE TEMP TABLE rc_points AS"
-            f" SELECT row_number() OVER () - 1 AS point_id, * FROM ({sql})"
-        )
+        with self.timed("history/change_points"):
+            self.con.execute(
+                "CREATE OR REPLACE TEMP TABLE rc_points AS"
+                f" SELECT row_number() OVER () - 1 AS point_id, * FROM ({sql})"
+            )
         self.evaluate_points()
         return self.frame("history/steps")
 

@@ -158,13 +158,41 @@ def _steps(
     return lines
 
 
+def _thinned(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The same picture with fewer points: of each run at one x, only the first,
+    lowest, highest and last; of each run at one y, only the ends. A step function
+    with a million steps draws as a few points per pixel column."""
+    columns: list[tuple[float, float]] = []
+    start = 0
+    while start < len(points):
+        end = start
+        while end + 1 < len(points) and points[end + 1][0] == points[start][0]:
+            end += 1
+        run = points[start : end + 1]
+        low = min(range(len(run)), key=lambda i: run[i][1])
+        high = max(range(len(run)), key=lambda i: run[i][1])
+        # first, then the extremes in the order they were drawn, then last
+        for i in [0, *sorted({low, high}), len(run) - 1]:
+            if not columns or columns[-1] != run[i]:
+                columns.append(run[i])
+        start = end + 1
+    kept: list[tuple[float, float]] = []
+    for point in columns:
+        if len(kept) >= 2 and kept[-1][1] == point[1] == kept[-2][1]:
+            kept[-1] = point
+        else:
+            kept.append(point)
+    return kept
+
+
 def _polyline(
     line: Iterable[tuple[float, float]],
     x: Callable[[float], float],
     y: Callable[[float], float],
     **attrs: str,
 ) -> str:
-    pts = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in line)
+    pixels = _thinned([(round(x(t), 1), round(y(v), 1)) for t, v in line])
+    pts = " ".join(f"{px:.1f},{py:.1f}" for px, py in pixels)
     extra = " ".join(f'{k.replace("_", "-")}="{v}"' for k, v in attrs.items())
     return f'<polyline points="{pts}" fill="none" {extra}/>'
 
@@ -228,8 +256,10 @@ def _timeline(scope: str, result: AuditResult) -> str:
         for basis, dash in (("claimed", "5,3"), ("proven", "")):
             rows = parts.filter((pl.col("partition_id") == pid) & (pl.col("basis") == basis))
             points = [
-                (start if r["valid_from"] is None else _num(r["valid_from"]), clamp(r["through"]))
-                for r in rows.iter_rows(named=True)
+                (start if t is None else _num(t), clamp(v))
+                for t, v in zip(
+                    rows["valid_from"].to_list(), rows["through"].to_list(), strict=True
+                )
             ]
             for line in _steps(points, end):
                 out.append(

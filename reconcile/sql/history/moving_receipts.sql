@@ -1,21 +1,27 @@
 -- The receipts of pages some point lies inside of, with the last event (in order)
 -- received on the page so far at each: what the page's block is at that time.
+-- Only the page's own partition's receipts count, as in rc_page_receipts; the
+-- pages' partitions are joined apart too: when they are few, the scan of receipts
+-- skips the row groups of every other partition.
 WITH wanted AS (
-    SELECT DISTINCT scope_id, page_id FROM rc_point_pages WHERE moving
+    SELECT DISTINCT scope_id, partition_id, page_id FROM rc_point_pages WHERE moving
 ),
-mutated AS (
-    SELECT pk, event_id, sort_pos FROM rc_known_events WHERE mutated
+wanted_partitions AS (
+    SELECT DISTINCT scope_id, partition_id FROM wanted
 )
 SELECT
     r.scope_id,
     r.page_id,
     r.recorded_at,
     max({'p': coalesce(m.sort_pos, r.position), 'e': r.event_id}) OVER (
-        PARTITION BY r.scope_id, r.page_id ORDER BY r.recorded_at
+        PARTITION BY r.scope_id, r.partition_id, r.page_id ORDER BY r.recorded_at
         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
     ) AS last_event
 FROM receipts AS r
-SEMI JOIN wanted AS w ON w.scope_id = r.scope_id AND w.page_id = r.page_id
-LEFT JOIN mutated AS m
+SEMI JOIN wanted AS w
+    ON w.scope_id = r.scope_id AND w.partition_id = r.partition_id AND w.page_id = r.page_id
+SEMI JOIN wanted_partitions AS wp
+    ON wp.scope_id = r.scope_id AND wp.partition_id = r.partition_id
+LEFT JOIN rc_mutated AS m
     ON m.pk = rc_pk(r.scope_id, r.partition_id) AND m.event_id = r.event_id
 WHERE r.recorded_at <= rc_as_of()

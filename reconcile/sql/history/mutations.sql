@@ -4,9 +4,8 @@
 -- a second position is seen.
 WITH mutated AS (
     SELECT p.scope_id, p.partition_id, k.event_id
-    FROM rc_known_events AS k
+    FROM rc_mutated AS k
     JOIN rc_partitions AS p USING (pk)
-    WHERE k.mutated
 ),
 sightings AS (
     SELECT r.scope_id, r.partition_id, r.event_id, r.position, min(r.recorded_at) AS seen_at

@@ -1,9 +1,6 @@
 -- Each page's own receipts counted at T: when they came, and the last event (in
 -- order) with a receipt on it. Order uses each event's sort position (the lowest of
 -- its positions), which differs from the receipt's own only for mutated events.
-WITH mutated AS (
-    SELECT pk, event_id, sort_pos FROM rc_known_events WHERE mutated
-)
 SELECT
     r.scope_id,
     r.partition_id,
@@ -14,7 +11,7 @@ SELECT
     max({'p': coalesce(m.sort_pos, r.position), 'e': r.event_id}) AS last_event,
     min(coalesce(m.sort_pos, r.position)) AS own_min_pos
 FROM receipts AS r
-LEFT JOIN mutated AS m
+LEFT JOIN rc_mutated AS m
     ON m.pk = rc_pk(r.scope_id, r.partition_id) AND m.event_id = r.event_id
 WHERE r.recorded_at <= rc_as_of() AND r.page_id IS NOT NULL
 GROUP BY r.scope_id, r.partition_id, r.page_id
