@@ -18,27 +18,39 @@ from reconcile.sql import load, parameters
 from reconcile_schemas import CoordinateType
 
 # The steps that compute the watermarks table, in order: (working table, query).
+# rc_event_level stands for SLICE_STEPS, run once per slice of partitions.
 WATERMARK_STEPS: tuple[tuple[str, str], ...] = (
     ("rc_scopes", "watermarks/scopes"),
     ("rc_partitions", "watermarks/partitions"),
-    ("rc_receipt_events", "watermarks/receipt_events"),
     ("rc_receipt_faults", "watermarks/receipt_faults"),
     ("rc_snapshot_events", "watermarks/snapshot_events"),
-    ("rc_known_events", "watermarks/known_events"),
-    ("rc_mutated", "watermarks/mutated_events"),
-    ("rc_page_receipts", "watermarks/page_receipts"),
-    ("rc_page_status", "watermarks/page_status"),
+    ("rc_event_level", ""),
     ("rc_counting_pages", "watermarks/counting_pages"),
     ("rc_provider", "watermarks/provider"),
     ("rc_claims", "watermarks/claims"),
-    ("rc_event_summary", "watermarks/event_summary"),
-    ("rc_blocking", "watermarks/blocking"),
-    ("rc_committed", "watermarks/committed"),
     ("rc_certs", "watermarks/partition_certs"),
 )
 
-# Receipts per slice of the event aggregate (rc_receipt_events): beyond this many,
-# it runs in slices of partitions so that its hash table stays in memory.
+# The event-level steps, run per slice of partitions (rc_slice): the slice's
+# events (rc_receipt_events, rc_known_events) replace the previous slice's; every
+# other table collects the results of all slices. No table of every event is kept:
+# rc_open_events holds only the events not settled by their first receipt.
+SLICE_EVENTS: tuple[tuple[str, str], ...] = (
+    ("rc_receipt_events", "watermarks/receipt_events"),
+    ("rc_known_events", "watermarks/known_events"),
+)
+SLICE_RESULTS: tuple[tuple[str, str], ...] = (
+    ("rc_mutated", "watermarks/mutated_events"),
+    ("rc_page_receipts", "watermarks/page_receipts"),
+    ("rc_page_status", "watermarks/page_status"),
+    ("rc_event_summary", "watermarks/event_summary"),
+    ("rc_blocking", "watermarks/blocking"),
+    ("rc_committed", "watermarks/committed"),
+    ("rc_open_events", "watermarks/open_events"),
+)
+
+# Receipts per slice of partitions: beyond this many, the event level runs in
+# slices, so that each slice's events and hash tables stay in memory.
 EVENTS_PER_SLICE = 25_000_000
 
 # Membership and the frontier at T.
@@ -158,42 +170,52 @@ class Analysis:
             raise KeyError(f"no value for query parameters {sorted(missing)}")
         return {k: v for k, v in values.items() if k in wanted}
 
-    def build(self, table: str, query: str, *, again: bool = False, **extra: Any) -> None:
-        """Run a named query into a working table (once per analysis, unless again);
-        ``extra`` are values for its parameters."""
+    def build(
+        self, table: str, query: str, *, again: bool = False, append: bool = False, **extra: Any
+    ) -> None:
+        """Run a named query into a working table (once per analysis, unless again;
+        appended to the table when append); ``extra`` are values for its parameters."""
         if table in self._done and not again:
             return
         sql = load(query)
         # The table name is one of the engine's own (rc_*), never a user's string.
+        into = f"INSERT INTO {table}" if append else f"CREATE OR REPLACE TEMP TABLE {table} AS"
         with self.timed(query):
-            self.con.execute(
-                f"CREATE OR REPLACE TEMP TABLE {table} AS {sql}", self.params(sql, **extra)
-            )
+            self.con.execute(f"{into} {sql}", self.params(sql, **extra))
         self._done.add(table)
 
-    def _build_receipt_events(self) -> None:
-        """rc_receipt_events, in slices of partitions of about EVENTS_PER_SLICE
-        receipts each, appended: one hash aggregate over every event spills; a
-        slice's stays in memory (at 100 M receipts, 4 slices: 32 s instead of 42 s)."""
-        if "rc_receipt_events" in self._done:
+    def _run_event_level(self) -> None:
+        """The event-level steps (SLICE_EVENTS, then SLICE_RESULTS), per slice of
+        partitions of about EVENTS_PER_SLICE receipts: one hash aggregate over
+        every event spills, and so does every pass over its result; a slice's stay
+        in memory (at 100 M receipts, 4 slices)."""
+        if "rc_event_level" in self._done:
             return
         receipts = self.logset.row_count("receipts")
         slices = max(1, -(-receipts // EVENTS_PER_SLICE))
         self.build("rc_slices", "watermarks/receipt_slices", again=True, slices=slices)
-        sql = load("watermarks/receipt_events")
-        with self.timed("watermarks/receipt_events"):
-            for number in range(slices):
-                into = (
-                    "CREATE OR REPLACE TEMP TABLE rc_receipt_events AS"
-                    if number == 0
-                    else "INSERT INTO rc_receipt_events"
-                )
-                self.con.execute(f"{into} {sql}", self.params(sql, slice=number))
-        self._done.add("rc_receipt_events")
+        for number in range(slices):
+            self.build("rc_slice", "watermarks/slice", again=True, slice=number)
+            for table, query in SLICE_EVENTS:
+                if table == "rc_known_events" and not self.logset.has("snapshot"):
+                    # Without a snapshot every column follows from rc_receipt_events:
+                    # a view, so that no copy of the slice's events is made.
+                    self._drop(table)
+                    self.build_view(table, "watermarks/known_events_receipts", again=True)
+                    continue
+                self._drop(table)
+                self.build(table, query, again=True)
+            for table, query in SLICE_RESULTS:
+                self.build(table, query, again=True, append=number > 0)
+        # the last slice's events are no one's input: every later step reads the
+        # collected tables
+        self._drop("rc_known_events")
+        self._drop("rc_receipt_events")
+        self._done.add("rc_event_level")
 
-    def build_view(self, view: str, query: str) -> None:
-        """A working view over working tables (once per analysis)."""
-        if view in self._done:
+    def build_view(self, view: str, query: str, *, again: bool = False) -> None:
+        """A working view over working tables (once per analysis, unless again)."""
+        if view in self._done and not again:
             return
         sql = load(query)
         self._drop(view)
@@ -202,16 +224,9 @@ class Analysis:
 
     def run(self, steps: tuple[tuple[str, str], ...]) -> None:
         for table, query in steps:
-            if table == "rc_receipt_events":
-                self._build_receipt_events()
+            if table == "rc_event_level":
+                self._run_event_level()
                 continue
-            if table == "rc_known_events" and not self.logset.has("snapshot"):
-                # Without a snapshot every column follows from rc_receipt_events:
-                # a view, so that no copy of every event is made.
-                self.build_view(table, "watermarks/known_events_receipts")
-                continue
-            if table == "rc_known_events" and table not in self._done:
-                self._drop(table)
             self.build(table, query)
             if table == "rc_partitions":
                 self._check_partition_keys()

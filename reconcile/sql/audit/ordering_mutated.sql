@@ -7,7 +7,7 @@ SELECT
         || CAST(list_max([s.position FOR s IN m.sightings]) AS VARCHAR) AS message,
     to_json({'positions': [s.position FOR s IN m.sightings],
              'first_seen': [s.seen_at FOR s IN m.sightings]}) AS evidence
-FROM rc_known_events AS k
+FROM rc_open_events AS k
 JOIN rc_partitions AS p USING (pk)
 LEFT JOIN rc_mutations AS m
     ON m.scope_id = p.scope_id AND m.partition_id = p.partition_id AND m.event_id = k.event_id

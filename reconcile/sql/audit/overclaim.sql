@@ -6,13 +6,29 @@ WITH over AS (
     WHERE w.claim IS NOT NULL AND w.comparable
       AND w.refutation IS NOT NULL AND w.claim > w.refutation
 ),
+seen AS (
+    -- when each position of the overclaiming writes' partitions was first seen (a
+    -- receipt counted at T, or a snapshot row visible at T), each event at its sort
+    -- position: the lowest of its positions, which differs only for mutated events
+    SELECT rc_pk(r.scope_id, r.partition_id) AS pk, r.recorded_at AS seen_at,
+           coalesce(m.sort_pos, r.position) AS sort_pos
+    FROM receipts AS r
+    SEMI JOIN over AS o ON o.scope_id = r.scope_id AND o.partition_id = r.partition_id
+    LEFT JOIN rc_mutated AS m
+        ON m.pk = rc_pk(r.scope_id, r.partition_id) AND m.event_id = r.event_id
+    WHERE r.recorded_at <= rc_as_of()
+    UNION ALL
+    SELECT s.pk, coalesce(s.visible_at, rc_dawn()), coalesce(m.sort_pos, s.min_pos)
+    FROM rc_snapshot_events AS s
+    SEMI JOIN over AS o ON rc_pk(o.scope_id, o.partition_id) = s.pk
+    LEFT JOIN rc_mutated AS m ON m.pk = s.pk AND m.event_id = s.event_id
+),
 highest AS (
     -- the highest known position at written_at, for the overclaiming writes only
     SELECT o.write_id, max(k.sort_pos) AS highest
     FROM over AS o
-    JOIN rc_known_events AS k ON k.pk = rc_pk(o.scope_id, o.partition_id)
-    WHERE least(k.first_at, CASE WHEN k.in_snapshot THEN coalesce(k.visible_at, rc_dawn()) END)
-          <= o.written_at
+    JOIN seen AS k ON k.pk = rc_pk(o.scope_id, o.partition_id)
+    WHERE k.seen_at <= o.written_at
     GROUP BY o.write_id
 ),
 caused AS (

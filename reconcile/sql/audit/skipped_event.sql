@@ -10,7 +10,7 @@ SELECT
     to_json({'position': k.sort_pos, 'blocking_reason': k.reason,
              'claimed_through': c.latest.watermark, 'claimed_inclusive': c.latest.inclusive,
              'claimed_generation': c.latest.generation}) AS evidence
-FROM rc_known_events AS k
+FROM rc_open_events AS k
 JOIN rc_certs AS c USING (pk)
 WHERE k.eligible AND NOT k.durable
   AND c.claim IS NOT NULL AND c.claim_status <> 'incomparable'

@@ -3,7 +3,8 @@
 -- the certificate it imposes: (its position, exclusive). Events durable from their
 -- first receipt never block, nor do those proven ineligible by their first receipt
 -- and never failed; snapshot events visible from the start are handled
--- by rc_records; neither is listed here.
+-- by rc_records; neither is listed here. The events come from rc_open_events:
+-- those durable from their first receipt are not there, and never block.
 WITH ev AS (
     SELECT
         k.*,
@@ -14,7 +15,7 @@ WITH ev AS (
         f.ineligible_at,
         f.stable_at,
         m.sightings
-    FROM rc_known_events AS k
+    FROM rc_open_events AS k
     JOIN rc_partitions AS p USING (pk)
     LEFT JOIN rc_receipt_faults AS f USING (pk, event_id)
     LEFT JOIN rc_mutations AS m

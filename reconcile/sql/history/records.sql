@@ -3,7 +3,7 @@
 -- the snapshot proves it ineligible). The prefix of such events is complete up to
 -- the first one not yet passable; the running maximum of passable times in event
 -- order gives every time that prefix advanced. A row per record: the prefix stops at
--- `cert` until `until_t`.
+-- `cert` until `until_t`. Every snapshot event is in rc_open_events.
 WITH simple AS (
     SELECT
         p.scope_id,
@@ -15,7 +15,7 @@ WITH simple AS (
             WHEN NOT k.snap_eligible AND k.snap_stable THEN rc_dawn()
             ELSE coalesce(k.durable_at, rc_dusk())
         END AS passable_at
-    FROM rc_known_events AS k
+    FROM rc_open_events AS k
     JOIN rc_partitions AS p USING (pk)
     WHERE k.in_snapshot AND k.always_visible AND NOT k.mutated
 ),

@@ -1,8 +1,10 @@
 -- The blocking point per partition (§4.6-§4.7): the first, in order, of the
--- blocking event and the incomplete pages' blocks; with its reason.
+-- blocking event and the incomplete pages' blocks; with its reason. For the slice
+-- of partitions in rc_slice.
 WITH page_block AS (
     SELECT scope_id, partition_id, min(block) AS page_block
     FROM rc_page_status
+    SEMI JOIN rc_slice USING (pk)
     WHERE incomplete
     GROUP BY scope_id, partition_id
 )
@@ -24,5 +26,6 @@ SELECT
     coalesce(e.durable_events, 0) AS durable_events,
     coalesce(e.replayed_events, 0) AS replayed_events
 FROM rc_partitions AS p
+SEMI JOIN rc_slice USING (pk)
 LEFT JOIN rc_event_summary AS e USING (pk)
 LEFT JOIN page_block AS pb USING (scope_id, partition_id)

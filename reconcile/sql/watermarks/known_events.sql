@@ -2,7 +2,8 @@
 -- snapshot rows: the snapshot's visible events and any receipted event it lacks;
 -- with receipts evidence, the receipted events. An event seen at two positions is
 -- mutated: never passable, sorted at the lowest. The same columns as
--- known_events_receipts, which serves log sets without a snapshot.
+-- known_events_receipts, which serves log sets without a snapshot. For the slice of
+-- partitions in rc_slice (rc_receipt_events holds that slice's events).
 WITH joined AS (
     SELECT
         coalesce(s.pk, r.pk) AS pk,
@@ -19,7 +20,7 @@ WITH joined AS (
         r.first_at,
         r.durable_at,
         coalesce(r.flags, 0) AS flags
-    FROM rc_snapshot_events AS s
+    FROM (SELECT * FROM rc_snapshot_events SEMI JOIN rc_slice USING (pk)) AS s
     FULL OUTER JOIN rc_receipt_events AS r ON r.pk = s.pk AND r.event_id = s.event_id
 )
 SELECT

@@ -3,12 +3,13 @@
 -- event_count-th of them became known, and where it blocks when fewer are known.
 -- Events are matched to pages by an equi-join on position buckets (as wide as a
 -- typical page) rather than a band join; pages much wider than that are matched by
--- partition alone.
+-- partition alone. The pages of the slice of partitions in rc_slice.
 WITH page AS (
     SELECT p.pk, row_number() OVER () AS page_no, g.*
     FROM pages AS g
     JOIN rc_partitions AS p
         ON p.scope_id = g.scope_id AND p.partition_id = g.partition_id AND p.evidence = 'receipts'
+    SEMI JOIN rc_slice AS s ON s.pk = p.pk
     WHERE g.fetched_at <= rc_as_of() AND g.event_count > 0
 ),
 geometry AS (

@@ -2,8 +2,8 @@
 -- event of the log set, kept lean on purpose (fixed-size states, one integer for the
 -- partition): its lowest position, first receipt, first durable receipt, and what
 -- its receipts say as bits (rc_outcome_bits). When failed and ineligible receipts
--- came is in rc_receipt_faults, for the few events that have any. Run once per
--- slice of partitions (rc_slices, $slice), the results appended.
+-- came is in rc_receipt_faults, for the few events that have any. The events of
+-- the slice of partitions in rc_slice only.
 SELECT
     rc_pk(scope_id, partition_id) AS pk,
     event_id,
@@ -18,5 +18,5 @@ SELECT
     ) AS flags
 FROM receipts
 WHERE recorded_at <= rc_as_of()
-  AND partition_id IN (SELECT partition_id FROM rc_slices WHERE slice = $slice)
+  AND partition_id IN (SELECT partition_id FROM rc_slice)
 GROUP BY rc_pk(scope_id, partition_id), event_id
