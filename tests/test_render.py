@@ -1,14 +1,22 @@
-"""The report's pictures: thinning a polyline keeps the picture it draws."""
+"""The report's pictures: as many points and marks as can be seen, no more."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from fractions import Fraction
+from pathlib import Path
 
+import polars as pl
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.render.html import _thinned
+from reconcile import open_logset
+from reconcile.audit import audit
+from reconcile.audit.report import summary
+from reconcile.render.html import WIDTH, _thinned, render_html
+
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 coordinate = st.integers(min_value=0, max_value=6).map(lambda v: v / 2)
 lines = st.lists(st.tuples(coordinate, coordinate), max_size=40).map(
@@ -63,3 +71,26 @@ def test_a_dense_step_function_draws_as_a_few_points_per_column() -> None:
     thin = _thinned(line)
     assert len(thin) <= 4 * 100
     assert _extents(thin) == _extents(line)
+
+
+def test_a_frontier_that_changes_thousands_of_times_draws_a_mark_per_pixel_column() -> None:
+    with open_logset(DATA / "stuck") as logset:
+        result = audit(logset)
+    scalar = result.frontier_history.filter(pl.col("kind") == "scalar")
+    assert scalar.height > 0
+    # each scalar change repeated 200 times, a microsecond apart: far more changes
+    # than pixel columns
+    dense = (
+        scalar.join(pl.DataFrame({"k": list(range(200))}), how="cross")
+        .with_columns(pl.col("at") + pl.duration(microseconds=pl.col("k")))
+        .drop("k")
+        .select(result.frontier_history.columns)
+        .cast(result.frontier_history.schema)
+    )
+    result = dataclasses.replace(
+        result, frontier_history=pl.concat([dense, result.frontier_history]).sort("at")
+    )
+    page = render_html(result, summary(result, "error"))
+    marks = page.count("<circle")
+    assert 0 < marks <= 2 * WIDTH * result.frontiers["scope_id"].n_unique()
+    assert "more changes here: see frontier_history.parquet" in page

@@ -280,16 +280,24 @@ def _timeline(scope: str, result: AuditResult) -> str:
             out.append(
                 _polyline(line, x, y, stroke=color, stroke_width=width, class_=f"frontier-{basis}")
             )
-        for r in rows.iter_rows(named=True):
-            if r["kind"] == "scalar":
-                tip = (
-                    f"{basis} frontier {_cert(r['frontier'], r['frontier_inclusive'])} "
-                    f"from {_e(_label(r['at']))}, held by {_e(', '.join(r['limiting_partitions']))}"
-                )
-                out.append(
-                    f'<circle cx="{x(_num(r["at"])):.1f}" cy="{y(clamp(r["frontier"]) or lo):.1f}" '
-                    f'r="2.5" fill="{color}"><title>{tip}</title></circle>'
-                )
+        # a mark per pixel column at most: the first scalar change drawn there, with
+        # how many more the column holds (every one is in frontier_history)
+        marks: dict[int, tuple[dict[str, Any], int]] = {}
+        for r in rows.filter(pl.col("kind") == "scalar").iter_rows(named=True):
+            column = int(x(_num(r["at"])))
+            first, more = marks.get(column, (r, -1))
+            marks[column] = (first, more + 1)
+        for r, more in marks.values():
+            tip = (
+                f"{basis} frontier {_cert(r['frontier'], r['frontier_inclusive'])} "
+                f"from {_e(_label(r['at']))}, held by {_e(', '.join(r['limiting_partitions']))}"
+            )
+            if more:
+                tip += f" (and {more} more changes here: see frontier_history.parquet)"
+            out.append(
+                f'<circle cx="{x(_num(r["at"])):.1f}" cy="{y(clamp(r["frontier"]) or lo):.1f}" '
+                f'r="2.5" fill="{color}"><title>{tip}</title></circle>'
+            )
     for r in found.iter_rows(named=True):
         xx = x(max(min(_num(r["at"]), end), start))
         color = SEVERITY_COLORS[r["severity"]]
