@@ -196,6 +196,11 @@ class Analysis:
         self.build("rc_slices", "watermarks/receipt_slices", again=True, slices=slices)
         for number in range(slices):
             self.build("rc_slice", "watermarks/slice", again=True, slice=number)
+            # a slice is a range of partition_id: scans of receipts filter on it
+            first, last = self.con.execute(
+                "SELECT min(partition_id), max(partition_id) FROM rc_slice"
+            ).fetchall()[0]
+            bounds = {"slice_first": first, "slice_last": last}
             for table, query in SLICE_EVENTS:
                 if table == "rc_known_events" and not self.logset.has("snapshot"):
                     # Without a snapshot every column follows from rc_receipt_events:
@@ -204,9 +209,9 @@ class Analysis:
                     self.build_view(table, "watermarks/known_events_receipts", again=True)
                     continue
                 self._drop(table)
-                self.build(table, query, again=True)
+                self.build(table, query, again=True, **bounds)
             for table, query in SLICE_RESULTS:
-                self.build(table, query, again=True, append=number > 0)
+                self.build(table, query, again=True, append=number > 0, **bounds)
         # the last slice's events are no one's input: every later step reads the
         # collected tables
         self._drop("rc_known_events")

@@ -3,7 +3,8 @@
 -- partition): its lowest position, first receipt, first durable receipt, and what
 -- its receipts say as bits (rc_outcome_bits). When failed and ineligible receipts
 -- came is in rc_receipt_faults, for the few events that have any. The events of
--- the slice of partitions in rc_slice only.
+-- the slice of partitions in rc_slice only: a slice is a range of partition_id,
+-- from $slice_first to $slice_last, a filter the scan applies itself.
 SELECT
     rc_pk(scope_id, partition_id) AS pk,
     event_id,
@@ -18,5 +19,5 @@ SELECT
     ) AS flags
 FROM receipts
 WHERE recorded_at <= rc_as_of()
-  AND partition_id IN (SELECT partition_id FROM rc_slice)
+  AND partition_id BETWEEN $slice_first AND $slice_last
 GROUP BY rc_pk(scope_id, partition_id), event_id
