@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -156,9 +157,36 @@ def test_a_crowded_page_closes_when_its_count_th_event_becomes_known(tmp_path: P
     path = write_logset(
         tmp_path / "ls", {"receipts": receipts, "pages": pages, "checkpoints": checkpoints}
     )
-    instants = [moment(s) for s in range(0, 22)]
+    _assert_history_is_as_of(path, [f"p{extra}" for extra in range(7)], range(0, 22))
+
+
+@pytest.mark.parametrize("higher_first", [True, False])
+def test_receipts_on_a_page_at_one_instant_move_its_block_together(
+    tmp_path: Path, higher_first: bool
+) -> None:
+    """Two receipts on an incomplete page recorded at the same instant: from that
+    instant the page blocks after the later one in order, whichever the file lists
+    first (found by Hypothesis: the history had taken the first row's block)."""
+    tied = [
+        receipt("e10", 10, page_id="g", recorded=2),
+        receipt("e11", 11, page_id="g", recorded=2),
+    ]
+    receipts = [
+        *(reversed(tied) if higher_first else tied),
+        receipt("e13", 13, page_id="g", recorded=4),
+    ]
+    pages = [page("g", 1, 5, 10, 14, fetched=1)]
+    checkpoints = [checkpoint("p0", 1, 9, written=5)]
+    path = write_logset(
+        tmp_path / "ls", {"receipts": receipts, "pages": pages, "checkpoints": checkpoints}
+    )
+    _assert_history_is_as_of(path, ["p0"], range(0, 7))
+
+
+def _assert_history_is_as_of(path: Path, parts: list[str], seconds: range) -> None:
+    """certificates_at at every instant of ``seconds`` equals watermarks(as_of=t)."""
+    instants = [moment(s) for s in seconds]
     with open_logset(path) as logset:
-        parts = [f"p{extra}" for extra in range(7)]
         points = pl.DataFrame(
             [{"scope_id": "s", "partition_id": p, "t": t} for t in instants for p in parts],
             schema={"scope_id": pl.String, "partition_id": pl.String, "t": pl.Datetime("ns")},

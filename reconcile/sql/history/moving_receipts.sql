@@ -1,5 +1,7 @@
 -- The receipts of pages some point lies inside of, with the last event (in order)
 -- received on the page so far at each: what the page's block is at that time.
+-- Receipts recorded at the same instant are peers (a RANGE frame): each row of
+-- that instant holds the last event over all of them, whichever the lookup finds.
 -- Only the page's own partition's receipts count, as in rc_page_receipts; the
 -- pages' partitions are joined apart too: when they are few, the scan of receipts
 -- skips the row groups of every other partition.
@@ -15,7 +17,7 @@ SELECT
     r.recorded_at,
     max({'p': coalesce(m.sort_pos, r.position), 'e': r.event_id}) OVER (
         PARTITION BY r.scope_id, r.partition_id, r.page_id ORDER BY r.recorded_at
-        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
     ) AS last_event
 FROM receipts AS r
 SEMI JOIN wanted AS w
