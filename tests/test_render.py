@@ -7,6 +7,7 @@ import itertools
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 from hypothesis import given
 from hypothesis import strategies as st
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 from reconcile import open_logset
 from reconcile.audit import audit
 from reconcile.audit.report import summary
-from reconcile.render.html import WIDTH, _thinned, render_html
+from reconcile.render.html import WIDTH, _thinned, _TimeAxis, render_html
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -94,3 +95,16 @@ def test_a_frontier_that_changes_thousands_of_times_draws_a_mark_per_pixel_colum
     marks = page.count("<circle")
     assert 0 < marks <= 2 * WIDTH * result.frontiers["scope_id"].n_unique()
     assert "more changes here: see frontier_history.parquet" in page
+
+
+@given(
+    st.lists(st.integers(min_value=0, max_value=10_000), min_size=1, max_size=30),
+    st.lists(st.integers(min_value=-100, max_value=10_100), min_size=1, max_size=30),
+)
+def test_the_time_axis_maps_arrays_as_it_maps_each_instant(
+    knots: list[int], times: list[int]
+) -> None:
+    axis = _TimeAxis([float(k) for k in knots], 90.0, 910.0)
+    each = [axis(float(t)) for t in times]
+    assert np.allclose(axis.many(np.asarray(times, dtype=float)), each)
+    assert all(90.0 <= x <= 910.0 for x in each)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import bisect
 import html
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from itertools import pairwise
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from reconcile.audit import AuditResult
@@ -67,9 +67,17 @@ def _e(value: Any) -> str:
 
 
 def _num(value: Any) -> float:
+    """A coordinate or instant as a number (seconds since the epoch; naive is UTC)."""
     if isinstance(value, datetime):
-        return value.timestamp()
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
     return float(value)
+
+
+def _nums(series: pl.Series) -> list[float | None]:
+    """``_num`` of every value of a column, nulls kept."""
+    if isinstance(series.dtype, pl.Datetime):
+        return (series.dt.epoch("us").cast(pl.Float64) / 1e6).to_list()
+    return series.cast(pl.Float64).to_list()
 
 
 def _label(value: Any) -> str:
@@ -98,21 +106,23 @@ class _TimeAxis:
     stays readable; each shrunk stretch is drawn as a break in the axis."""
 
     def __init__(self, times: Sequence[float], a: float, b: float) -> None:
-        knots = sorted(set(times))
+        knots = np.unique(np.asarray(times, dtype=float))
         if len(knots) < 2:
-            knots = [knots[0] if knots else 0.0, (knots[0] if knots else 0.0) + 1.0]
-        gaps = [q - p for p, q in pairwise(knots)]
-        ordered = sorted(gaps)
-        typical = ordered[int(0.9 * (len(ordered) - 1))] or max(ordered)
-        small = sum(g for g in gaps if g <= 20 * typical) or sum(gaps)
+            first = float(knots[0]) if len(knots) else 0.0
+            knots = np.array([first, first + 1.0])
+        gaps = np.diff(knots)
+        ordered = np.sort(gaps)
+        typical = float(ordered[int(0.9 * (len(ordered) - 1))]) or float(ordered[-1])
+        small = float(gaps[gaps <= 20 * typical].sum()) or float(gaps.sum())
         cap = max(small * 0.08, typical)
-        self.knots = knots
-        self.shown = [0.0]
-        self.breaks: list[tuple[float, float]] = []
-        for p, gap in zip(knots[:-1], gaps, strict=True):
-            self.shown.append(self.shown[-1] + min(gap, cap))
-            if gap > cap:
-                self.breaks.append((p, gap))
+        shown = np.r_[0.0, np.cumsum(np.minimum(gaps, cap))]
+        wide = gaps > cap
+        self._knots, self._shown = knots, shown
+        self.knots: list[float] = knots.tolist()
+        self.shown: list[float] = shown.tolist()
+        self.breaks: list[tuple[float, float]] = list(
+            zip(knots[:-1][wide].tolist(), gaps[wide].tolist(), strict=True)
+        )
         self.a, self.b = a, b
 
     def __call__(self, t: float) -> float:
@@ -127,6 +137,12 @@ class _TimeAxis:
             pos = shown[i] + (shown[i + 1] - shown[i]) * (t - knots[i]) / span
         return self.a + (self.b - self.a) * pos / (shown[-1] or 1.0)
 
+    def many(self, times: np.ndarray) -> np.ndarray:
+        """The same as calling it on each time, for an array of them."""
+        pos = np.asarray(np.interp(times, self._knots, self._shown), dtype=float)
+        scaled: np.ndarray = self.a + (self.b - self.a) * pos / (self.shown[-1] or 1.0)
+        return scaled
+
 
 class _Scale:
     def __init__(self, lo: float, hi: float, a: float, b: float) -> None:
@@ -135,6 +151,10 @@ class _Scale:
     def __call__(self, value: float) -> float:
         share = (value - self.lo) / (self.hi - self.lo)
         return self.a + share * (self.b - self.a)
+
+    def many(self, values: np.ndarray) -> np.ndarray:
+        """The same as calling it on each value, for an array of them."""
+        return self.a + (values - self.lo) / (self.hi - self.lo) * (self.b - self.a)
 
 
 def _steps(
@@ -162,37 +182,47 @@ def _thinned(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]
     """The same picture with fewer points: of each run at one x, only the first,
     lowest, highest and last; of each run at one y, only the ends. A step function
     with a million steps draws as a few points per pixel column."""
-    columns: list[tuple[float, float]] = []
-    start = 0
-    while start < len(points):
-        end = start
-        while end + 1 < len(points) and points[end + 1][0] == points[start][0]:
-            end += 1
-        run = points[start : end + 1]
-        low = min(range(len(run)), key=lambda i: run[i][1])
-        high = max(range(len(run)), key=lambda i: run[i][1])
-        # first, then the extremes in the order they were drawn, then last
-        for i in [0, *sorted({low, high}), len(run) - 1]:
-            if not columns or columns[-1] != run[i]:
-                columns.append(run[i])
-        start = end + 1
-    kept: list[tuple[float, float]] = []
-    for point in columns:
-        if len(kept) >= 2 and kept[-1][1] == point[1] == kept[-2][1]:
-            kept[-1] = point
-        else:
-            kept.append(point)
-    return kept
+    if not points:
+        return []
+    xy = np.asarray(points, dtype=float).reshape(-1, 2)
+    xs, ys = xy[:, 0], xy[:, 1]
+    n = len(xs)
+    index = np.arange(n)
+    starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]])
+    ends = np.r_[starts[1:], n] - 1
+    run = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, n]))
+    # the first lowest and first highest point of each run
+    low = np.minimum.reduceat(
+        np.where(ys == np.minimum.reduceat(ys, starts)[run], index, n), starts
+    )
+    high = np.minimum.reduceat(
+        np.where(ys == np.maximum.reduceat(ys, starts)[run], index, n), starts
+    )
+    keep = np.unique(np.concatenate([starts, low, high, ends]))
+    kx, ky = xs[keep], ys[keep]
+    # the same point twice in a row draws nothing
+    new = np.r_[True, (kx[1:] != kx[:-1]) | (ky[1:] != ky[:-1])]
+    kx, ky = kx[new], ky[new]
+    # inside a run at one y, only its ends
+    inner = (
+        np.r_[False, (ky[1:-1] == ky[:-2]) & (ky[1:-1] == ky[2:]), False] if len(ky) > 2 else None
+    )
+    if inner is not None:
+        kx, ky = kx[~inner], ky[~inner]
+    return list(zip(kx.tolist(), ky.tolist(), strict=True))
 
 
 def _polyline(
-    line: Iterable[tuple[float, float]],
-    x: Callable[[float], float],
-    y: Callable[[float], float],
+    line: Sequence[tuple[float, float]],
+    x: _TimeAxis,
+    y: _Scale,
     **attrs: str,
 ) -> str:
-    pixels = _thinned([(round(x(t), 1), round(y(v), 1)) for t, v in line])
-    pts = " ".join(f"{px:.1f},{py:.1f}" for px, py in pixels)
+    xy = np.asarray(line, dtype=float).reshape(-1, 2)
+    pixels = zip(
+        np.round(x.many(xy[:, 0]), 1).tolist(), np.round(y.many(xy[:, 1]), 1).tolist(), strict=True
+    )
+    pts = " ".join(f"{px:.1f},{py:.1f}" for px, py in _thinned(list(pixels)))
     extra = " ".join(f'{k.replace("_", "-")}="{v}"' for k, v in attrs.items())
     return f'<polyline points="{pts}" fill="none" {extra}/>'
 
@@ -202,12 +232,10 @@ def _timeline(scope: str, result: AuditResult) -> str:
     parts = result.timelines.filter(pl.col("scope_id") == scope)
     found = result.findings.filter((pl.col("scope_id") == scope) & pl.col("at").is_not_null())
     end = _num(result.as_of)
-    times = [_num(t) for t in history["at"].to_list()]
-    times += [_num(t) for t in parts["valid_from"].drop_nulls().to_list()]
+    times = [t for t in _nums(history["at"]) + _nums(parts["valid_from"]) if t is not None]
     start = min(times) if times else end - 1
-    values: list[float] = [_num(v) for v in history["frontier"].drop_nulls().to_list()] + [
-        _num(v) for v in parts["through"].drop_nulls().to_list()
-    ]
+    frontier_values = [v for v in _nums(history["frontier"]) if v is not None]
+    values = frontier_values + [v for v in _nums(parts["through"]) if v is not None]
     if not values:
         return "<p>No certificate to draw.</p>"
     ordered = sorted(values)
@@ -216,9 +244,7 @@ def _timeline(scope: str, result: AuditResult) -> str:
         ordered[0],
         max(
             cap,
-            max(_num(v) for v in history["frontier"].drop_nulls().to_list())
-            if history["frontier"].drop_nulls().len()
-            else cap,
+            max(frontier_values) if frontier_values else cap,
         ),
     )
     x = _TimeAxis([start, end, *times], LEFT, WIDTH - RIGHT)
@@ -256,10 +282,8 @@ def _timeline(scope: str, result: AuditResult) -> str:
         for basis, dash in (("claimed", "5,3"), ("proven", "")):
             rows = parts.filter((pl.col("partition_id") == pid) & (pl.col("basis") == basis))
             points = [
-                (start if t is None else _num(t), clamp(v))
-                for t, v in zip(
-                    rows["valid_from"].to_list(), rows["through"].to_list(), strict=True
-                )
+                (start if t is None else t, None if v is None else min(v, hi))
+                for t, v in zip(_nums(rows["valid_from"]), _nums(rows["through"]), strict=True)
             ]
             for line in _steps(points, end):
                 out.append(
@@ -275,7 +299,10 @@ def _timeline(scope: str, result: AuditResult) -> str:
                 )
     for basis, color, width in (("claimed", "#d62728", "2.5"), ("proven", "#000", "2.5")):
         rows = history.filter(pl.col("basis") == basis)
-        points = [(_num(r["at"]), clamp(r["frontier"])) for r in rows.iter_rows(named=True)]
+        points = [
+            (start if t is None else t, None if v is None else min(v, hi))
+            for t, v in zip(_nums(rows["at"]), _nums(rows["frontier"]), strict=True)
+        ]
         for line in _steps(points, end):
             out.append(
                 _polyline(line, x, y, stroke=color, stroke_width=width, class_=f"frontier-{basis}")
