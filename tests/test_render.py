@@ -107,4 +107,4 @@ def test_the_time_axis_maps_arrays_as_it_maps_each_instant(
     axis = _TimeAxis([float(k) for k in knots], 90.0, 910.0)
     each = [axis(float(t)) for t in times]
     assert np.allclose(axis.many(np.asarray(times, dtype=float)), each)
-    assert all(90.0 <= x <= 910.0 for x in each)
+    assert all(90.0 - 1e-6 <= x <= 910.0 + 1e-6 for x in each)
