@@ -18,7 +18,8 @@ from reconcile.sql import load, parameters
 from reconcile_schemas import CoordinateType
 
 # The steps that compute the watermarks table, in order: (working table, query).
-# rc_event_level stands for SLICE_STEPS, run once per slice of partitions.
+# rc_event_level stands for SLICE_EVENTS and SLICE_RESULTS, run once per slice of
+# partitions.
 WATERMARK_STEPS: tuple[tuple[str, str], ...] = (
     ("rc_scopes", "watermarks/scopes"),
     ("rc_partitions", "watermarks/partitions"),
@@ -188,7 +189,7 @@ class Analysis:
         """The event-level steps (SLICE_EVENTS, then SLICE_RESULTS), per slice of
         partitions of about EVENTS_PER_SLICE receipts: one hash aggregate over
         every event spills, and so does every pass over its result; a slice's stay
-        in memory (at 100 M receipts, 4 slices)."""
+        in memory (at 100 M receipts, 5 slices)."""
         if "rc_event_level" in self._done:
             return
         receipts = self.logset.row_count("receipts")

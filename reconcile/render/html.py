@@ -185,7 +185,12 @@ def _thinned(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]
     if not points:
         return []
     xy = np.asarray(points, dtype=float).reshape(-1, 2)
-    xs, ys = xy[:, 0], xy[:, 1]
+    kx, ky = _thinned_arrays(xy[:, 0], xy[:, 1])
+    return list(zip(kx.tolist(), ky.tolist(), strict=True))
+
+
+def _thinned_arrays(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``_thinned`` on the x and y arrays of a non-empty line."""
     n = len(xs)
     index = np.arange(n)
     starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]])
@@ -204,12 +209,10 @@ def _thinned(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]
     new = np.r_[True, (kx[1:] != kx[:-1]) | (ky[1:] != ky[:-1])]
     kx, ky = kx[new], ky[new]
     # inside a run at one y, only its ends
-    inner = (
-        np.r_[False, (ky[1:-1] == ky[:-2]) & (ky[1:-1] == ky[2:]), False] if len(ky) > 2 else None
-    )
-    if inner is not None:
+    if len(ky) > 2:
+        inner = np.r_[False, (ky[1:-1] == ky[:-2]) & (ky[1:-1] == ky[2:]), False]
         kx, ky = kx[~inner], ky[~inner]
-    return list(zip(kx.tolist(), ky.tolist(), strict=True))
+    return kx, ky
 
 
 def _polyline(
@@ -219,10 +222,8 @@ def _polyline(
     **attrs: str,
 ) -> str:
     xy = np.asarray(line, dtype=float).reshape(-1, 2)
-    pixels = zip(
-        np.round(x.many(xy[:, 0]), 1).tolist(), np.round(y.many(xy[:, 1]), 1).tolist(), strict=True
-    )
-    pts = " ".join(f"{px:.1f},{py:.1f}" for px, py in _thinned(list(pixels)))
+    px, py = _thinned_arrays(np.round(x.many(xy[:, 0]), 1), np.round(y.many(xy[:, 1]), 1))
+    pts = " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(px.tolist(), py.tolist(), strict=True))
     extra = " ".join(f'{k.replace("_", "-")}="{v}"' for k, v in attrs.items())
     return f'<polyline points="{pts}" fill="none" {extra}/>'
 
@@ -309,12 +310,15 @@ def _timeline(scope: str, result: AuditResult) -> str:
             )
         # a mark per pixel column at most: the first scalar change drawn there, with
         # how many more the column holds (every one is in frontier_history)
-        marks: dict[int, tuple[dict[str, Any], int]] = {}
-        for r in rows.filter(pl.col("kind") == "scalar").iter_rows(named=True):
-            column = int(x(_num(r["at"])))
-            first, more = marks.get(column, (r, -1))
-            marks[column] = (first, more + 1)
-        for r, more in marks.values():
+        scalar = rows.filter(pl.col("kind") == "scalar")
+        columns = x.many(np.asarray(_nums(scalar["at"]), dtype=float)).astype(np.int64)
+        marks = (
+            scalar.with_columns(pl.Series("column", columns))
+            .group_by("column", maintain_order=True)
+            .agg(pl.all().first(), (pl.len() - 1).alias("more"))
+        )
+        for r in marks.iter_rows(named=True):
+            more = r["more"]
             tip = (
                 f"{basis} frontier {_cert(r['frontier'], r['frontier_inclusive'])} "
                 f"from {_e(_label(r['at']))}, held by {_e(', '.join(r['limiting_partitions']))}"
