@@ -89,10 +89,16 @@ def findings(analysis: Analysis, settings: AuditSettings) -> pl.DataFrame:
         )
     if not frames:
         return pl.DataFrame(schema=FINDING_SCHEMA)
+    return sort_findings(pl.concat(frames))
+
+
+def sort_findings(found: pl.DataFrame) -> pl.DataFrame:
+    """Findings in report order: most severe first, then by rule and key."""
     rank = {s: i for i, s in enumerate(SEVERITIES)}
     return (
-        pl.concat(frames)
-        .with_columns(pl.col("severity").replace_strict(rank, return_dtype=pl.Int8).alias("_rank"))
+        found.with_columns(
+            pl.col("severity").replace_strict(rank, return_dtype=pl.Int8).alias("_rank")
+        )
         .sort(
             "_rank",
             "rule",

@@ -1,0 +1,178 @@
+"""The scope kernel: one scope's rows, laid out as a log set, through the engine.
+
+Runs in a Spark task (``applyInArrow`` grouped by scope). The pieces of the scope
+are written back as Parquet files under their own names, below a temporary folder
+on the executor, so that discovery, normalization, validation and every named
+step see exactly what the DuckDB engine sees in the whole log set, restricted to
+the scope. A table the log set has but the scope has no rows of gets an empty file
+with its schema. The outputs go back to the driver as Arrow IPC blobs.
+
+This module has no ``from __future__ import annotations``: Spark reads the
+kernel's type hints to choose its iterator form.
+"""
+
+import json
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from reconcile.api import open_logset
+from reconcile.audit import AuditSettings, audit
+from reconcile.db import EngineConfig
+from reconcile.engine.analysis import Analysis
+from reconcile.problems import Problem
+from reconcile.spark.scatter import SOURCE_ROW, from_ipc, to_ipc
+from reconcile.validate import validate_logset
+
+OUTPUTS_SCHEMA = "scope_id string, output string, blob binary"
+OUTPUTS_ARROW = pa.schema(
+    [("scope_id", pa.string()), ("output", pa.string()), ("blob", pa.binary())]
+)
+
+COMMANDS = ("validate", "watermarks", "frontiers", "audit")
+FRAMES = ("watermarks", "frontiers", "frontier_history", "findings", "timelines")
+
+
+@dataclass(frozen=True)
+class Job:
+    """What every scope task is asked, and the whole log set's facts it needs."""
+
+    command: str
+    # every table of the log set: (a file name of it, its schema as an empty IPC table)
+    tables: Mapping[str, tuple[str, bytes]]
+    as_of: str | None = None
+    end_ns: int | None = None
+    stall_minutes: float = 10.0
+    max_examples: int = 5
+    memory_limit: str | None = None
+    threads: int | None = None
+
+    def config(self) -> EngineConfig:
+        env = EngineConfig.from_env()
+        return EngineConfig(
+            memory_limit=self.memory_limit or env.memory_limit,
+            temp_directory=env.temp_directory,
+            threads=self.threads or env.threads,
+        )
+
+
+@dataclass
+class ScopeFiles:
+    """A scope laid out as a log set: where, and each file's source row numbers."""
+
+    root: Path
+    source_rows: dict[str, pa.Array] = field(default_factory=dict)
+
+
+def lay_out(root: Path, pieces: Iterator[pa.RecordBatch], job: Job) -> ScopeFiles:
+    """Write the scope's pieces as files of a log set under ``root``."""
+    laid = ScopeFiles(root)
+    for batch in pieces:
+        relpaths = batch.column("relpath").to_pylist()
+        blobs = batch.column("blob").to_pylist()
+        for relpath, blob in zip(relpaths, blobs, strict=True):
+            rows = from_ipc(blob)
+            laid.source_rows[relpath] = rows.column(SOURCE_ROW).combine_chunks()
+            _write(root / relpath, rows.drop_columns([SOURCE_ROW]))
+    for table, (relpath, schema) in job.tables.items():
+        if not any(_of_table(written, table) for written in laid.source_rows):
+            _write(root / relpath, from_ipc(schema))
+    return laid
+
+
+def _of_table(relpath: str, table: str) -> bool:
+    return relpath == f"{table}.parquet" or relpath.startswith(f"{table}/")
+
+
+def _write(path: Path, table: pa.Table) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path)
+
+
+def _source_problem(problem: Problem, laid: ScopeFiles) -> dict[str, Any]:
+    """A problem as a dict whose example rows are numbered as in the source files."""
+    found = problem.to_dict()
+    examples = []
+    for example in found["examples"]:
+        rows = laid.source_rows.get(example.get("file") or "")
+        row = example.get("row")
+        if rows is not None and isinstance(row, int) and 0 <= row < len(rows):
+            example = {**example, "row": rows[row].as_py()}
+        examples.append(example)
+    found["examples"] = examples
+    return found
+
+
+def _as_of(job: Job, config: EngineConfig) -> str | None:
+    """T as the DuckDB engine spells it: the user's, or the whole log set's end."""
+    if job.as_of is not None or job.end_ns is None:
+        return job.as_of
+    with duckdb.connect(":memory:") as con:
+        rows = con.execute(
+            "SELECT CAST(make_timestamp_ns($n) AS VARCHAR)", {"n": job.end_ns}
+        ).fetchall()
+    return f"{rows[0][0]}+00"
+
+
+def _frame_blob(frame: Any) -> bytes:
+    return to_ipc(frame.to_arrow())
+
+
+def evaluate(laid: ScopeFiles, job: Job) -> dict[str, bytes]:
+    """The job's outputs for one laid-out scope, as named blobs."""
+    config = job.config()
+    report = validate_logset(laid.root, config=config, max_examples=job.max_examples)
+    meta: dict[str, Any] = {
+        "coordinate": report.coordinate,
+        "rows": {t.name: t.rows for t in report.tables},
+        "problems": [_source_problem(p, laid) for p in report.problems],
+    }
+    out: dict[str, bytes] = {}
+    if job.command != "validate" and report.ok:
+        as_of = _as_of(job, config)
+        with open_logset(laid.root, config=config, validate=False) as logset:
+            if job.command == "watermarks":
+                out["watermarks"] = _frame_blob(Analysis(logset, as_of).watermarks())
+            elif job.command == "frontiers":
+                out["frontiers"] = _frame_blob(Analysis(logset, as_of).frontiers())
+            else:
+                result = audit(logset, as_of, AuditSettings(stall_minutes=job.stall_minutes))
+                for name in FRAMES:
+                    out[name] = _frame_blob(getattr(result, name))
+                meta["as_of"] = result.as_of.isoformat()
+                meta["timings"] = result.timings
+    out["meta"] = json.dumps(meta, default=str).encode()
+    return out
+
+
+def scope_kernel(
+    job: Job,
+) -> Callable[[tuple[pa.Scalar, ...], Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The ``applyInArrow`` function of ``job``, grouped by scope_id."""
+
+    def run(
+        key: tuple[pa.Scalar, ...], batches: Iterator[pa.RecordBatch]
+    ) -> Iterator[pa.RecordBatch]:
+        scope = key[0].as_py() if hasattr(key[0], "as_py") else key[0]
+        with tempfile.TemporaryDirectory(prefix="reconcile-scope-") as folder:
+            laid = lay_out(Path(folder), batches, job)
+            outputs = evaluate(laid, job)
+        yield pa.RecordBatch.from_pylist(
+            [{"scope_id": scope, "output": k, "blob": v} for k, v in outputs.items()],
+            schema=OUTPUTS_ARROW,
+        )
+
+    return run
+
+
+def job_dict(job: Job) -> dict[str, Any]:
+    """A job without its schemas, for logs."""
+    found = asdict(job)
+    found.pop("tables")
+    return found

@@ -1,0 +1,341 @@
+"""The Spark engine's driver: list the files, scatter them by scope, run the scope
+kernel on every scope, and put the scopes' outputs together."""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlparse
+
+import polars as pl
+
+from reconcile.audit import AuditResult
+from reconcile.audit.findings import FINDING_SCHEMA, sort_findings
+from reconcile.errors import InputError, InvalidLogSet, UsageError
+from reconcile.logset.discover import _hidden, discover, relative_name
+from reconcile.problems import Problem
+from reconcile.spark.kernel import FRAMES, OUTPUTS_SCHEMA, Job, evaluate, lay_out, scope_kernel
+from reconcile.spark.scatter import PIECES_SCHEMA, SourceFile, from_ipc, scatter
+from reconcile.validate.report import TableRead, ValidationReport
+from reconcile_schemas import TABLES
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+Step = Callable[[str], None]
+
+
+def is_remote(path: str) -> bool:
+    """Whether a log set path names a Hadoop file system (``hdfs://``, ``s3a://``)."""
+    scheme = urlparse(path).scheme
+    return len(scheme) > 1 and scheme != "file"
+
+
+def _hive(parts: Sequence[str]) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for part in parts[:-1]:
+        key, sep, value = part.partition("=")
+        if sep and key:
+            values[key] = unquote(value)
+    return values
+
+
+def layout(root: str, relpaths: Iterable[str]) -> tuple[dict[str, SourceFile], list[Problem]]:
+    """The contract tables among a log set's file names (relative, ``/``-separated),
+    by the rules of :func:`reconcile.logset.discover.discover`."""
+    sources: dict[str, SourceFile] = {}
+    problems: list[Problem] = []
+    names = sorted(set(relpaths))
+    for table in TABLES:
+        single = f"{table}.parquet"
+        inside = [
+            n
+            for n in names
+            if n.startswith(f"{table}/") and not any(_hidden(p) for p in n.split("/")[1:])
+        ]
+        if single in names and inside:
+            problems.append(
+                Problem(
+                    check="ambiguous_table",
+                    table=table,
+                    files=(single, f"{table}/"),
+                    message=f"table {table} is both {single} and a folder {table}/;"
+                    " keep one of them",
+                )
+            )
+            continue
+        chosen = [single] if single in names else inside
+        for name in chosen:
+            parts = name.split("/")
+            hive = _hive(parts[1:]) if len(parts) > 1 else {}
+            sources[name] = SourceFile(table, name, f"{root.rstrip('/')}/{name}", hive)
+    return sources, problems
+
+
+def local_sources(path: str) -> tuple[str, dict[str, SourceFile], list[Problem]]:
+    files = discover(path)
+    sources: dict[str, SourceFile] = {}
+    for table in files.tables.values():
+        for file, hive in zip(table.files, table.hive, strict=True):
+            name = relative_name(files.root, file)
+            sources[name] = SourceFile(table.name, name, file.as_uri(), dict(hive))
+    return str(files.root), sources, list(files.problems)
+
+
+def remote_sources(
+    spark: SparkSession, path: str
+) -> tuple[str, dict[str, SourceFile], list[Problem]]:
+    """A log set on a Hadoop file system, listed by Spark (no data read)."""
+    root = path.rstrip("/")
+    try:
+        listed = (
+            spark.read.format("binaryFile")
+            .option("recursiveFileLookup", "true")
+            .option("pathGlobFilter", "*.parquet")
+            .load(root)
+            .select("path")
+            .collect()
+        )
+    except Exception as error:
+        raise InputError(f"log set {root}: cannot be listed: {error}") from None
+    base = unquote(urlparse(root).path).rstrip("/")
+    relpaths = []
+    for row in listed:
+        full = unquote(urlparse(row["path"]).path)
+        if full.startswith(base + "/"):
+            relpaths.append(full[len(base) + 1 :])
+    sources, problems = layout(root, relpaths)
+    return root, sources, problems
+
+
+@dataclass
+class Collected:
+    """The scopes' outputs, put together."""
+
+    coordinate: str = "int64"
+    rows: dict[str, int] = field(default_factory=dict)
+    problems: list[dict[str, Any]] = field(default_factory=list)
+    frames: dict[str, list[pl.DataFrame]] = field(default_factory=dict)
+    as_of: str | None = None
+    timings: list[tuple[str, float]] = field(default_factory=list)
+
+    def add(self, output: str, blob: bytes) -> None:
+        if output != "meta":
+            frame = pl.from_arrow(from_ipc(blob))
+            assert isinstance(frame, pl.DataFrame)
+            self.frames.setdefault(output, []).append(frame)
+            return
+        meta = json.loads(blob)
+        self.coordinate = meta["coordinate"]
+        for table, count in meta["rows"].items():
+            if count is not None:
+                self.rows[table] = self.rows.get(table, 0) + count
+        self.problems.extend(meta["problems"])
+        self.as_of = meta.get("as_of", self.as_of)
+        self.timings.extend((name, seconds) for name, seconds in meta.get("timings", []))
+
+    def frame(self, name: str) -> pl.DataFrame:
+        frames = self.frames.get(name, [])
+        if not frames:
+            return pl.DataFrame(schema=FINDING_SCHEMA) if name == "findings" else pl.DataFrame()
+        return pl.concat(frames, how="diagonal_relaxed")
+
+
+_NUMBER = re.compile(r"\d+")
+
+
+def merge_problems(found: Iterable[dict[str, Any]], max_examples: int) -> list[Problem]:
+    """The scopes' problems as one list: a problem found in several scopes (a file
+    holding several scopes' rows) is one problem, its rows and examples added up."""
+    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for problem in found:
+        key = (
+            problem["check"],
+            problem["table"],
+            problem["column"],
+            _NUMBER.sub("#", problem["message"]),
+        )
+        seen = merged.get(key)
+        if seen is None:
+            merged[key] = {**problem, "files": list(problem["files"])}
+            continue
+        if seen == problem:
+            continue
+        seen["files"] = list(dict.fromkeys([*seen["files"], *problem["files"]]))
+        if problem["failing_rows"] is not None:
+            seen["failing_rows"] = (seen["failing_rows"] or 0) + problem["failing_rows"]
+        seen["examples"] = sorted(
+            [*seen["examples"], *problem["examples"]],
+            key=lambda e: (str(e.get("file")), e.get("row") or 0),
+        )[:max_examples]
+        if seen["message"] != problem["message"]:
+            # "(...) must be unique: 3 value(s) repeat": the counts add up
+            first = _NUMBER.findall(seen["message"])
+            other = _NUMBER.findall(problem["message"])
+            if len(first) == len(other) == 1:
+                total = str(int(first[0]) + int(other[0]))
+                seen["message"] = _NUMBER.sub(total, seen["message"])
+    return [
+        Problem(
+            check=p["check"],
+            message=p["message"],
+            table=p["table"],
+            column=p["column"],
+            files=tuple(p["files"]),
+            failing_rows=p["failing_rows"],
+            examples=tuple(p["examples"]),
+        )
+        for p in merged.values()
+    ]
+
+
+class SparkEngine:
+    """A log set read by Spark, and the engine's jobs on it."""
+
+    def __init__(self, spark: SparkSession, path: str | Path) -> None:
+        self.spark = spark
+        text = str(path)
+        if is_remote(text):
+            self.root, self.sources, self.layout_problems = remote_sources(spark, text)
+        else:
+            self.root, self.sources, self.layout_problems = local_sources(text)
+        self._pieces: DataFrame | None = None
+        self.tables: dict[str, tuple[str, bytes]] = {}
+        self.files: dict[str, int] = {}
+        self.end_ns: int | None = None
+
+    def pieces(self) -> DataFrame:
+        """Every file's pieces (persisted), after reading the schema rows."""
+        if self._pieces is not None:
+            return self._pieces
+        from pyspark import StorageLevel  # noqa: PLC0415 (optional dependency)
+
+        uris = [s.uri for s in self.sources.values()]
+        if not uris:
+            self._pieces = self.spark.createDataFrame([], PIECES_SCHEMA)
+            return self._pieces
+        files = self.spark.read.format("binaryFile").load(uris).select("path", "content")
+        pieces = files.mapInArrow(scatter(self.sources), PIECES_SCHEMA).persist(
+            StorageLevel.MEMORY_AND_DISK
+        )
+        schemas = (
+            pieces.filter("kind = 'schema'").select("relpath", "end_ns", "blob").collect()
+        )
+        ends = [row["end_ns"] for row in schemas if row["end_ns"] is not None]
+        self.end_ns = max(ends) if ends else None
+        for row in sorted(schemas, key=lambda r: str(r["relpath"])):
+            table = self.sources[row["relpath"]].table
+            self.files[table] = self.files.get(table, 0) + 1
+            self.tables.setdefault(table, (row["relpath"], bytes(row["blob"])))
+        self._pieces = pieces
+        return pieces
+
+    def run(self, job: Job) -> Collected:
+        """Run ``job`` on every scope; a log set without rows runs as one empty scope."""
+        pieces = self.pieces()
+        job = Job(**{**job.__dict__, "tables": self.tables, "end_ns": self.end_ns})
+        rows = (
+            pieces.filter("kind = 'piece'")
+            .select("scope_id", "relpath", "blob")
+            .groupBy("scope_id")
+            .applyInArrow(scope_kernel(job), OUTPUTS_SCHEMA)
+            .collect()
+        )
+        collected = Collected()
+        if not rows:
+            with tempfile.TemporaryDirectory(prefix="reconcile-scope-") as folder:
+                outputs = evaluate(lay_out(Path(folder), iter(()), job), job)
+            for name, blob in outputs.items():
+                collected.add(name, blob)
+            return collected
+        for row in sorted(rows, key=lambda r: (r["scope_id"] is None, r["scope_id"] or "")):
+            collected.add(row["output"], bytes(row["blob"]))
+        return collected
+
+    def report(self, collected: Collected, max_examples: int) -> ValidationReport:
+        layout_problems = [p.to_dict() for p in self.layout_problems]
+        problems = merge_problems([*layout_problems, *collected.problems], max_examples)
+        return ValidationReport(
+            logset=self.root,
+            coordinate=collected.coordinate,
+            problems=tuple(problems),
+            tables=tuple(
+                TableRead(name, self.files[name], collected.rows.get(name))
+                for name in TABLES
+                if name in self.files
+            ),
+        )
+
+    def checked(self, job: Job) -> Collected:
+        """``job``'s outputs; InvalidLogSet when any scope breaks the contract."""
+        if job.as_of is None:
+            self.pieces()
+            if self.end_ns is None:
+                raise UsageError(f"log set {self.root} has no timestamped rows")
+        collected = self.run(job)
+        report = self.report(collected, job.max_examples)
+        if not report.ok:
+            raise InvalidLogSet(report)
+        return collected
+
+    def close(self) -> None:
+        if self._pieces is not None:
+            self._pieces.unpersist()
+
+
+def validate(engine: SparkEngine, max_examples: int) -> ValidationReport:
+    collected = engine.run(Job("validate", {}, max_examples=max_examples))
+    return engine.report(collected, max_examples)
+
+
+def watermarks(engine: SparkEngine, job: Job) -> pl.DataFrame:
+    frame = engine.checked(Job(**{**job.__dict__, "command": "watermarks"})).frame("watermarks")
+    return frame.sort("scope_id", "partition_id") if frame.height else frame
+
+
+def frontiers(engine: SparkEngine, job: Job) -> pl.DataFrame:
+    frame = engine.checked(Job(**{**job.__dict__, "command": "frontiers"})).frame("frontiers")
+    return frame.sort("scope_id", "basis") if frame.height else frame
+
+
+def audit(engine: SparkEngine, job: Job) -> AuditResult:
+    collected = engine.checked(Job(**{**job.__dict__, "command": "audit"}))
+    frames = {name: collected.frame(name) for name in FRAMES}
+    history = frames["frontier_history"]
+    timelines = frames["timelines"]
+    marks = frames["watermarks"]
+    fronts = frames["frontiers"]
+    as_of = datetime.fromisoformat(collected.as_of) if collected.as_of else None
+    if as_of is None:
+        raise UsageError(f"log set {engine.root} has no scope to audit")
+    return AuditResult(
+        as_of=as_of,
+        watermarks=marks.sort("scope_id", "partition_id") if marks.height else marks,
+        frontiers=fronts.sort("scope_id", "basis") if fronts.height else fronts,
+        # each scope's rows are in order: keep it, scopes by name
+        frontier_history=history.sort("scope_id", maintain_order=True)
+        if history.height
+        else history,
+        findings=sort_findings(frames["findings"]),
+        timelines=timelines.sort(
+            "scope_id", "partition_id", "basis", "valid_from", nulls_last=False
+        )
+        if timelines.height
+        else timelines,
+        inputs={
+            "logset": engine.root,
+            "coordinate": collected.coordinate,
+            "tables": {
+                name: {"files": engine.files[name], "rows": collected.rows.get(name, 0)}
+                for name in TABLES
+                if name in engine.files
+            },
+        },
+        timings=collected.timings,
+    )

@@ -1,0 +1,178 @@
+"""Reading a log set's files in Spark tasks and splitting their rows by scope.
+
+Each file is read by Spark's ``binaryFile`` source (so from any file system Spark
+reads) and parsed by pyarrow in the task: the rows keep their files' own Arrow
+types, as the DuckDB engine reads them, instead of Spark's (which has no nanosecond
+timestamps). Each file becomes one *piece* per scope it holds (an Arrow IPC stream
+of its rows for that scope, with ``__source_row``: each row's number in the file),
+plus one ``schema`` row: the file's schema, row count and latest timestamp.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from urllib.parse import unquote
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+# The timestamp column of each table that the end of the log set reads
+# (sql/end_of_log.sql): the latest of them all.
+END_COLUMNS: dict[str, str] = {
+    "checkpoints": "written_at",
+    "receipts": "recorded_at",
+    "pages": "fetched_at",
+    "epochs": "effective_at",
+    "published": "published_at",
+    "snapshot": "visible_at",
+}
+
+SOURCE_ROW = "__source_row"
+
+# kind: "piece" (rows of one file for one scope) or "schema" (one per file)
+PIECES_SCHEMA = "kind string, scope_id string, relpath string, rows long, end_ns long, blob binary"
+
+_COMPRESSION = "lz4"
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file of the log set: its table, name relative to the log set, hive values."""
+
+    table: str
+    relpath: str
+    uri: str
+    hive: Mapping[str, str] = field(default_factory=dict)
+
+
+def to_ipc(table: pa.Table) -> bytes:
+    sink = io.BytesIO()
+    options = pa.ipc.IpcWriteOptions(compression=_COMPRESSION)
+    with pa.ipc.new_stream(sink, table.schema, options=options) as writer:
+        writer.write_table(table)
+    return sink.getvalue()
+
+
+def from_ipc(blob: bytes) -> pa.Table:
+    with pa.ipc.open_stream(pa.BufferReader(blob)) as reader:
+        return reader.read_all()
+
+
+def _scope_keys(source: SourceFile, table: pa.Table) -> pa.Array | str | None:
+    """Each row's scope as text: one value for the file when it is a hive key; None
+    for every row when the file has no scope_id that reads as text (validation then
+    reports the file, in the task of the rows without a scope)."""
+    if "scope_id" in source.hive:
+        return source.hive["scope_id"]
+    if "scope_id" not in table.column_names:
+        return None
+    try:
+        return pc.cast(table.column("scope_id"), pa.string()).combine_chunks()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+
+
+def end_ns(source: SourceFile, table: pa.Table) -> int | None:
+    """The file's latest timestamp of its table's end-of-log column, in ns since the
+    epoch (a naive timestamp is read as UTC, as the engine reads it)."""
+    name = END_COLUMNS.get(source.table)
+    if name is None or name not in table.column_names:
+        return None
+    column = table.column(name)
+    if not pa.types.is_timestamp(column.type):
+        return None
+    try:
+        nanos = pc.cast(column, pa.timestamp("ns", column.type.tz))
+    except pa.ArrowInvalid:
+        return None
+    latest = pc.max(pc.cast(nanos, pa.int64())).as_py()
+    return int(latest) if latest is not None else None
+
+
+def pieces(source: SourceFile, content: bytes) -> Iterator[dict[str, object]]:
+    """The schema row and the per-scope pieces of one file."""
+    table = pq.read_table(pa.BufferReader(content))
+    yield {
+        "kind": "schema",
+        "scope_id": None,
+        "relpath": source.relpath,
+        "rows": table.num_rows,
+        "end_ns": end_ns(source, table),
+        "blob": to_ipc(table.schema.empty_table()),
+    }
+    if table.num_rows == 0:
+        return
+    table = table.append_column(
+        SOURCE_ROW, pa.array(range(table.num_rows), type=pa.int64())
+    )
+    keys = _scope_keys(source, table)
+    if keys is None or isinstance(keys, str):
+        parts: list[tuple[str | None, pa.Table]] = [(keys, table)]
+    else:
+        parts = []
+        for value in pc.unique(keys).to_pylist():
+            mask = pc.is_null(keys) if value is None else pc.equal(keys, value)
+            parts.append((value, table.filter(pc.fill_null(mask, False))))
+    for scope, rows in parts:
+        yield {
+            "kind": "piece",
+            "scope_id": scope,
+            "relpath": source.relpath,
+            "rows": rows.num_rows,
+            "end_ns": None,
+            "blob": to_ipc(rows),
+        }
+
+
+def _unquoted(path: str) -> str:
+    return unquote(path).rstrip("/")
+
+
+def match_sources(sources: Mapping[str, SourceFile]) -> dict[str, SourceFile]:
+    """Sources by their path without scheme or quoting, for Spark's spelling of it."""
+    return {_unquoted(s.uri.split(":", 1)[-1]).lstrip("/"): s for s in sources.values()}
+
+
+def source_of(path: str, by_path: Mapping[str, SourceFile]) -> SourceFile:
+    """The source file that Spark names ``path`` (``file:/x``, ``hdfs://nn/x``)."""
+    bare = _unquoted(path.split(":", 1)[-1]).lstrip("/")
+    found = by_path.get(bare)
+    if found is not None:
+        return found
+    # hdfs://namenode/x: the authority is part of the path after the scheme
+    for key, source in by_path.items():
+        if bare.endswith("/" + key) or key.endswith("/" + bare):
+            return source
+    raise KeyError(f"Spark read a file the log set does not list: {path}")
+
+
+def scatter(
+    sources: Mapping[str, SourceFile],
+) -> object:
+    """The ``mapInArrow`` function: (path, content) batches to pieces."""
+    by_path = match_sources(sources)
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            paths = batch.column("path").to_pylist()
+            contents = batch.column("content").to_pylist()
+            for path, content in zip(paths, contents, strict=True):
+                rows = list(pieces(source_of(path, by_path), content))
+                yield pa.RecordBatch.from_pylist(rows, schema=PIECES_ARROW)
+
+    return run
+
+
+PIECES_ARROW = pa.schema(
+    [
+        ("kind", pa.string()),
+        ("scope_id", pa.string()),
+        ("relpath", pa.string()),
+        ("rows", pa.int64()),
+        ("end_ns", pa.int64()),
+        ("blob", pa.binary()),
+    ]
+)
