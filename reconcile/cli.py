@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from reconcile.api import open_logset
-from reconcile.audit import AuditSettings, audit
+from reconcile.audit import AuditResult, AuditSettings, audit
 from reconcile.audit.findings import SEVERITIES
 from reconcile.audit.report import check_target, write_report
 from reconcile.db import EngineConfig
@@ -35,9 +36,18 @@ from reconcile.simulate import FAULTS, SimOptions, simulate
 from reconcile.simulate.options import Eligibility, Evidence, Membership
 from reconcile.validate import DEFAULT_EXAMPLES, validate_logset
 
+if TYPE_CHECKING:
+    from reconcile.spark.kernel import Job
+    from reconcile.spark.run import SparkEngine
+
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_INVALID = 2
+
+LOGSET_HELP = (
+    "the log set directory (with --engine spark, also a URL Spark's Hadoop file systems"
+    " read, e.g. hdfs://namenode/logs/run-7 or s3a://bucket/logs)"
+)
 
 
 def _as_of_option(parser: argparse.ArgumentParser) -> None:
@@ -64,6 +74,20 @@ def _engine_options(parser: argparse.ArgumentParser) -> None:
         help="where DuckDB spills (default: a fresh folder in the system temp dir)",
     )
     group.add_argument("--threads", type=int, metavar="N", help="worker threads (default: all)")
+    group.add_argument(
+        "--engine",
+        choices=["duckdb", "spark"],
+        default="duckdb",
+        help="duckdb: this machine (default); spark: every scope in a Spark task"
+        " (needs pip install 'reconcile[spark]' and Java 17 or 21); --memory-limit and"
+        " --threads then apply to each task's DuckDB",
+    )
+    group.add_argument(
+        "--spark-master",
+        metavar="URL",
+        help="with --engine spark: local[N], spark://host:7077, yarn, or sc://host:15002"
+        " for Spark Connect (default: spark-submit's --master, else local[*])",
+    )
 
 
 def _config(args: argparse.Namespace) -> EngineConfig:
@@ -89,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
         " contract; report every problem with table, file, column and example rows."
         " Exit 0 when valid, 2 when not.",
     )
-    validate.add_argument("logset", type=Path, metavar="LOGSET", help="the log set directory")
+    validate.add_argument("logset", metavar="LOGSET", help=LOGSET_HELP)
     validate.add_argument("--json", action="store_true", help="print the report as JSON")
     validate.add_argument(
         "--max-examples",
@@ -107,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
         " durable outcome, what blocks it, and its consumer, provider, proven and claimed"
         " certificates (CONTRACT.md §4.1-§4.11), as of a time.",
     )
-    marks.add_argument("logset", type=Path, metavar="LOGSET", help="the log set directory")
+    marks.add_argument("logset", metavar="LOGSET", help=LOGSET_HELP)
     _as_of_option(marks)
     marks.add_argument("--json", action="store_true", help="print the rows as JSON")
     _engine_options(marks)
@@ -121,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
         " and print a summary. Exit 0 when no finding is at or above --fail-on, 1 when one"
         " is, 2 when the log set cannot be read or is invalid (nothing is written then).",
     )
-    auditing.add_argument("logset", type=Path, metavar="LOGSET", help="the log set directory")
+    auditing.add_argument("logset", metavar="LOGSET", help=LOGSET_HELP)
     auditing.add_argument(
         "--out", type=Path, required=True, metavar="DIR", help="the report directory"
     )
@@ -155,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
         " lowest complete-through certificate of the members of the epoch in force, or"
         " the vector of their certificates with every reason no honest scalar exists.",
     )
-    front.add_argument("logset", type=Path, metavar="LOGSET", help="the log set directory")
+    front.add_argument("logset", metavar="LOGSET", help=LOGSET_HELP)
     _as_of_option(front)
     front.add_argument(
         "--basis",
@@ -210,15 +234,53 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _spark(args: argparse.Namespace) -> SparkEngine:
+    from reconcile.spark.run import SparkEngine  # noqa: PLC0415 (optional dependency)
+    from reconcile.spark.session import spark_session  # noqa: PLC0415
+
+    return SparkEngine(spark_session(args.spark_master), args.logset)
+
+
+def _job(args: argparse.Namespace, command: str) -> Job:
+    from reconcile.spark.kernel import Job  # noqa: PLC0415 (optional dependency)
+
+    return Job(
+        command,
+        {},
+        as_of=getattr(args, "as_of", None),
+        stall_minutes=getattr(args, "stall_threshold", AuditSettings().stall_minutes),
+        memory_limit=args.memory_limit,
+        threads=args.threads,
+    )
+
+
 def _validate(args: argparse.Namespace) -> int:
-    report = validate_logset(args.logset, config=_config(args), max_examples=args.max_examples)
+    if args.engine == "spark":
+        from reconcile.spark import run  # noqa: PLC0415 (optional dependency)
+
+        engine = _spark(args)
+        try:
+            report = run.validate(engine, args.max_examples)
+        finally:
+            engine.close()
+    else:
+        report = validate_logset(args.logset, config=_config(args), max_examples=args.max_examples)
     print(render_json(report) if args.json else render_text(report))
     return EXIT_OK if report.ok else EXIT_INVALID
 
 
 def _watermarks(args: argparse.Namespace) -> int:
-    with open_logset(args.logset, config=_config(args)) as logset:
-        frame = watermarks(logset, as_of=args.as_of)
+    if args.engine == "spark":
+        from reconcile.spark import run  # noqa: PLC0415 (optional dependency)
+
+        engine = _spark(args)
+        try:
+            frame = run.watermarks(engine, _job(args, "watermarks"))
+        finally:
+            engine.close()
+    else:
+        with open_logset(args.logset, config=_config(args)) as logset:
+            frame = watermarks(logset, as_of=args.as_of)
     print(render_watermarks_json(frame) if args.json else render_watermarks_text(frame))
     return EXIT_OK
 
@@ -240,13 +302,16 @@ def _audit(args: argparse.Namespace) -> int:
     clock = StepClock(steps.step)
     try:
         clock.step("validate")
-        with open_logset(args.logset, config=_config(args)) as logset:
-            result = audit(
-                logset,
-                as_of=args.as_of,
-                settings=AuditSettings(stall_minutes=args.stall_threshold),
-                step=clock.step,
-            )
+        if args.engine == "spark":
+            result = _spark_audit(args, clock.step)
+        else:
+            with open_logset(args.logset, config=_config(args)) as logset:
+                result = audit(
+                    logset,
+                    as_of=args.as_of,
+                    settings=AuditSettings(stall_minutes=args.stall_threshold),
+                    step=clock.step,
+                )
         clock.step("report")
         facts = write_report(args.out, result, args.fail_on, html=render_html)
         clock.stop()
@@ -258,9 +323,32 @@ def _audit(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if result.at_or_above(args.fail_on) else EXIT_OK
 
 
+def _spark_audit(args: argparse.Namespace, step: Callable[[str], None]) -> AuditResult:
+    """The audit on Spark: the steps run inside every scope's task, so the progress
+    shows reading the files, then the scopes."""
+    from reconcile.spark import run  # noqa: PLC0415 (optional dependency)
+
+    engine = _spark(args)
+    try:
+        engine.pieces()
+        step("watermarks")
+        return run.audit(engine, _job(args, "audit"))
+    finally:
+        engine.close()
+
+
 def _frontier(args: argparse.Namespace) -> int:
-    with open_logset(args.logset, config=_config(args)) as logset:
-        frame = Analysis(logset, args.as_of).frontiers()
+    if args.engine == "spark":
+        from reconcile.spark import run  # noqa: PLC0415 (optional dependency)
+
+        engine = _spark(args)
+        try:
+            frame = run.frontiers(engine, _job(args, "frontiers"))
+        finally:
+            engine.close()
+    else:
+        with open_logset(args.logset, config=_config(args)) as logset:
+            frame = Analysis(logset, args.as_of).frontiers()
     if args.basis:
         frame = frame.filter(pl.col("basis") == args.basis)
     print(frame_json(frame) if args.json else render_frontiers_text(frame))

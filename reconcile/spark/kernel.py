@@ -103,8 +103,9 @@ def _source_problem(problem: Problem, laid: ScopeFiles) -> dict[str, Any]:
         rows = laid.source_rows.get(example.get("file") or "")
         row = example.get("row")
         if rows is not None and isinstance(row, int) and 0 <= row < len(rows):
-            example = {**example, "row": rows[row].as_py()}
-        examples.append(example)
+            examples.append({**example, "row": rows[row].as_py()})
+        else:
+            examples.append(example)
     found["examples"] = examples
     return found
 

@@ -32,9 +32,9 @@ Step = Callable[[str], None]
 
 
 def is_remote(path: str) -> bool:
-    """Whether a log set path names a Hadoop file system (``hdfs://``, ``s3a://``)."""
-    scheme = urlparse(path).scheme
-    return len(scheme) > 1 and scheme != "file"
+    """Whether a log set path is a URL (``hdfs://``, ``s3a://``, ``file://``), listed
+    through Spark's file systems, rather than a local folder."""
+    return len(urlparse(path).scheme) > 1
 
 
 def _hive(parts: Sequence[str]) -> dict[str, str]:
@@ -84,7 +84,9 @@ def local_sources(path: str) -> tuple[str, dict[str, SourceFile], list[Problem]]
     for table in files.tables.values():
         for file, hive in zip(table.files, table.hive, strict=True):
             name = relative_name(files.root, file)
-            sources[name] = SourceFile(table.name, name, file.as_uri(), dict(hive))
+            # not as_uri(): Hadoop reads the path as written, and would look for
+            # "scope_id%3Ds0" where the folder is "scope_id=s0"
+            sources[name] = SourceFile(table.name, name, f"file://{file.as_posix()}", dict(hive))
     return str(files.root), sources, list(files.problems)
 
 
@@ -224,9 +226,7 @@ class SparkEngine:
         pieces = files.mapInArrow(scatter(self.sources), PIECES_SCHEMA).persist(
             StorageLevel.MEMORY_AND_DISK
         )
-        schemas = (
-            pieces.filter("kind = 'schema'").select("relpath", "end_ns", "blob").collect()
-        )
+        schemas = pieces.filter("kind = 'schema'").select("relpath", "end_ns", "blob").collect()
         ends = [row["end_ns"] for row in schemas if row["end_ns"] is not None]
         self.end_ns = max(ends) if ends else None
         for row in sorted(schemas, key=lambda r: str(r["relpath"])):

@@ -11,7 +11,7 @@ plus one ``schema`` row: the file's schema, row count and latest timestamp.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
@@ -105,9 +105,7 @@ def pieces(source: SourceFile, content: bytes) -> Iterator[dict[str, object]]:
     }
     if table.num_rows == 0:
         return
-    table = table.append_column(
-        SOURCE_ROW, pa.array(range(table.num_rows), type=pa.int64())
-    )
+    table = table.append_column(SOURCE_ROW, pa.array(range(table.num_rows), type=pa.int64()))
     keys = _scope_keys(source, table)
     if keys is None or isinstance(keys, str):
         parts: list[tuple[str | None, pa.Table]] = [(keys, table)]
@@ -151,7 +149,7 @@ def source_of(path: str, by_path: Mapping[str, SourceFile]) -> SourceFile:
 
 def scatter(
     sources: Mapping[str, SourceFile],
-) -> object:
+) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The ``mapInArrow`` function: (path, content) batches to pieces."""
     by_path = match_sources(sources)
 

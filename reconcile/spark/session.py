@@ -67,9 +67,7 @@ def spark_session(master: str | None = None) -> SparkSession:
     try:
         from pyspark.sql import SparkSession  # noqa: PLC0415 (optional dependency)
     except ImportError:
-        raise UsageError(
-            "the Spark engine needs PySpark: pip install 'reconcile[spark]'"
-        ) from None
+        raise UsageError("the Spark engine needs PySpark: pip install 'reconcile[spark]'") from None
     builder = SparkSession.builder.appName("reconcile")
     for key, value in SESSION_CONF.items():
         builder = builder.config(key, value)
@@ -81,4 +79,6 @@ def spark_session(master: str | None = None) -> SparkSession:
     check_java()
     # the executors of a local session run this interpreter, which has reconcile
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    return builder.master(master or DEFAULT_MASTER).getOrCreate()
+    session = builder.master(master or DEFAULT_MASTER).getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session

@@ -32,6 +32,6 @@ SELECT
     scope_id,
     partition_id,
     event_id,
-    list({'position': position, 'seen_at': seen_at}) AS sightings
+    list({'position': position, 'seen_at': seen_at} ORDER BY seen_at, position) AS sightings
 FROM positions
 GROUP BY ALL
