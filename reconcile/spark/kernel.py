@@ -71,28 +71,42 @@ class ScopeFiles:
 
 
 def lay_out(root: Path, pieces: Iterator[pa.RecordBatch], job: Job) -> ScopeFiles:
-    """Write the scope's pieces as files of a log set under ``root``."""
+    """Write the scope's pieces as files of a log set under ``root``: the pieces of
+    one source file, in the order they come, make one file of the same name."""
     laid = ScopeFiles(root)
-    for batch in pieces:
-        relpaths = batch.column("relpath").to_pylist()
-        blobs = batch.column("blob").to_pylist()
-        for relpath, blob in zip(relpaths, blobs, strict=True):
-            rows = from_ipc(blob)
-            laid.source_rows[relpath] = rows.column(SOURCE_ROW).combine_chunks()
-            _write(root / relpath, rows.drop_columns([SOURCE_ROW]))
+    writers: dict[str, pq.ParquetWriter] = {}
+    rows: dict[str, list[pa.Array]] = {}
+    try:
+        for batch in pieces:
+            relpaths = batch.column("relpath").to_pylist()
+            blobs = batch.column("blob").to_pylist()
+            for relpath, blob in zip(relpaths, blobs, strict=True):
+                part = from_ipc(blob)
+                writer = writers.get(relpath)
+                if writer is None:
+                    path = root / relpath
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    schema = part.schema.remove(part.schema.get_field_index(SOURCE_ROW))
+                    writer = writers[relpath] = pq.ParquetWriter(path, schema)
+                rows.setdefault(relpath, []).extend(part.column(SOURCE_ROW).chunks)
+                writer.write_table(part.drop_columns([SOURCE_ROW]))
+    finally:
+        for writer in writers.values():
+            writer.close()
+    laid.source_rows = {
+        relpath: pa.concat_arrays(chunks) if chunks else pa.array([], pa.int64())
+        for relpath, chunks in rows.items()
+    }
     for table, (relpath, schema) in job.tables.items():
-        if not any(_of_table(written, table) for written in laid.source_rows):
-            _write(root / relpath, from_ipc(schema))
+        if not any(_of_table(written, table) for written in writers):
+            path = root / relpath
+            path.parent.mkdir(parents=True, exist_ok=True)
+            pq.write_table(from_ipc(schema), path)
     return laid
 
 
 def _of_table(relpath: str, table: str) -> bool:
     return relpath == f"{table}.parquet" or relpath.startswith(f"{table}/")
-
-
-def _write(path: Path, table: pa.Table) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path)
 
 
 def _source_problem(problem: Problem, laid: ScopeFiles) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from reconcile.errors import InputError, InvalidLogSet, UsageError
 from reconcile.logset.discover import _hidden, discover, relative_name
 from reconcile.problems import Problem
 from reconcile.spark.kernel import FRAMES, OUTPUTS_SCHEMA, Job, evaluate, lay_out, scope_kernel
-from reconcile.spark.scatter import PIECES_SCHEMA, SourceFile, from_ipc, scatter
+from reconcile.spark.scatter import PIECE_ROWS, PIECES_SCHEMA, SourceFile, from_ipc, scatter
 from reconcile.validate.report import TableRead, ValidationReport
 from reconcile_schemas import TABLES
 
@@ -200,8 +200,11 @@ def merge_problems(found: Iterable[dict[str, Any]], max_examples: int) -> list[P
 class SparkEngine:
     """A log set read by Spark, and the engine's jobs on it."""
 
-    def __init__(self, spark: SparkSession, path: str | Path) -> None:
+    def __init__(
+        self, spark: SparkSession, path: str | Path, *, rows_per_piece: int = PIECE_ROWS
+    ) -> None:
         self.spark = spark
+        self.rows_per_piece = rows_per_piece
         text = str(path)
         if is_remote(text):
             self.root, self.sources, self.layout_problems = remote_sources(spark, text)
@@ -223,9 +226,9 @@ class SparkEngine:
             self._pieces = self.spark.createDataFrame([], PIECES_SCHEMA)
             return self._pieces
         files = self.spark.read.format("binaryFile").load(uris).select("path", "content")
-        pieces = files.mapInArrow(scatter(self.sources), PIECES_SCHEMA).persist(
-            StorageLevel.MEMORY_AND_DISK
-        )
+        pieces = files.mapInArrow(
+            scatter(self.sources, self.rows_per_piece), PIECES_SCHEMA
+        ).persist(StorageLevel.MEMORY_AND_DISK)
         schemas = pieces.filter("kind = 'schema'").select("relpath", "end_ns", "blob").collect()
         ends = [row["end_ns"] for row in schemas if row["end_ns"] is not None]
         self.end_ns = max(ends) if ends else None

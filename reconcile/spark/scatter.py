@@ -3,9 +3,9 @@
 Each file is read by Spark's ``binaryFile`` source (so from any file system Spark
 reads) and parsed by pyarrow in the task: the rows keep their files' own Arrow
 types, as the DuckDB engine reads them, instead of Spark's (which has no nanosecond
-timestamps). Each file becomes one *piece* per scope it holds (an Arrow IPC stream
-of its rows for that scope, with ``__source_row``: each row's number in the file),
-plus one ``schema`` row: the file's schema, row count and latest timestamp.
+timestamps). Each file becomes *pieces*: Arrow IPC streams of at most ``PIECE_ROWS`` of its rows,
+all of one scope, with ``__source_row`` (each row's number in the file); then one
+``schema`` row: the file's schema, row count and latest timestamp.
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ SOURCE_ROW = "__source_row"
 PIECES_SCHEMA = "kind string, scope_id string, relpath string, rows long, end_ns long, blob binary"
 
 _COMPRESSION = "lz4"
+
+# Rows per piece: a piece is one Spark row, and Spark rows stay well under 2 GB.
+PIECE_ROWS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -75,11 +78,11 @@ def _scope_keys(source: SourceFile, table: pa.Table) -> pa.Array | str | None:
         return None
 
 
-def end_ns(source: SourceFile, table: pa.Table) -> int | None:
-    """The file's latest timestamp of its table's end-of-log column, in ns since the
-    epoch (a naive timestamp is read as UTC, as the engine reads it)."""
+def end_ns(source: SourceFile, table: pa.Table | pa.RecordBatch) -> int | None:
+    """The latest timestamp of the table's end-of-log column in these rows, in ns
+    since the epoch (a naive timestamp is read as UTC, as the engine reads it)."""
     name = END_COLUMNS.get(source.table)
-    if name is None or name not in table.column_names:
+    if name is None or name not in table.schema.names:
         return None
     column = table.column(name)
     if not pa.types.is_timestamp(column.type):
@@ -92,37 +95,50 @@ def end_ns(source: SourceFile, table: pa.Table) -> int | None:
     return int(latest) if latest is not None else None
 
 
-def pieces(source: SourceFile, content: bytes) -> Iterator[dict[str, object]]:
-    """The schema row and the per-scope pieces of one file."""
-    table = pq.read_table(pa.BufferReader(content))
+def _split(source: SourceFile, rows: pa.Table) -> Iterator[tuple[str | None, pa.Table]]:
+    """The rows by scope, each scope's in file order."""
+    keys = _scope_keys(source, rows)
+    if keys is None or isinstance(keys, str):
+        yield keys, rows
+        return
+    for value in pc.unique(keys).to_pylist():
+        mask = pc.is_null(keys) if value is None else pc.equal(keys, value)
+        yield value, rows.filter(pc.fill_null(mask, False))
+
+
+def pieces(
+    source: SourceFile, content: bytes, rows_per_piece: int = PIECE_ROWS
+) -> Iterator[dict[str, object]]:
+    """The pieces of one file (at most ``rows_per_piece`` rows each, read a batch at
+    a time), then its schema row."""
+    parquet = pq.ParquetFile(pa.BufferReader(content))
+    offset = 0
+    latest: int | None = None
+    for batch in parquet.iter_batches(batch_size=rows_per_piece, use_threads=False):
+        rows = pa.Table.from_batches([batch]).append_column(
+            SOURCE_ROW, pa.array(range(offset, offset + batch.num_rows), type=pa.int64())
+        )
+        offset += batch.num_rows
+        end = end_ns(source, batch)
+        if end is not None:
+            latest = end if latest is None else max(latest, end)
+        for scope, part in _split(source, rows):
+            yield {
+                "kind": "piece",
+                "scope_id": scope,
+                "relpath": source.relpath,
+                "rows": part.num_rows,
+                "end_ns": None,
+                "blob": to_ipc(part),
+            }
     yield {
         "kind": "schema",
         "scope_id": None,
         "relpath": source.relpath,
-        "rows": table.num_rows,
-        "end_ns": end_ns(source, table),
-        "blob": to_ipc(table.schema.empty_table()),
+        "rows": offset,
+        "end_ns": latest,
+        "blob": to_ipc(parquet.schema_arrow.empty_table()),
     }
-    if table.num_rows == 0:
-        return
-    table = table.append_column(SOURCE_ROW, pa.array(range(table.num_rows), type=pa.int64()))
-    keys = _scope_keys(source, table)
-    if keys is None or isinstance(keys, str):
-        parts: list[tuple[str | None, pa.Table]] = [(keys, table)]
-    else:
-        parts = []
-        for value in pc.unique(keys).to_pylist():
-            mask = pc.is_null(keys) if value is None else pc.equal(keys, value)
-            parts.append((value, table.filter(pc.fill_null(mask, False))))
-    for scope, rows in parts:
-        yield {
-            "kind": "piece",
-            "scope_id": scope,
-            "relpath": source.relpath,
-            "rows": rows.num_rows,
-            "end_ns": None,
-            "blob": to_ipc(rows),
-        }
 
 
 def _unquoted(path: str) -> str:
@@ -148,7 +164,7 @@ def source_of(path: str, by_path: Mapping[str, SourceFile]) -> SourceFile:
 
 
 def scatter(
-    sources: Mapping[str, SourceFile],
+    sources: Mapping[str, SourceFile], rows_per_piece: int = PIECE_ROWS
 ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The ``mapInArrow`` function: (path, content) batches to pieces."""
     by_path = match_sources(sources)
@@ -158,8 +174,8 @@ def scatter(
             paths = batch.column("path").to_pylist()
             contents = batch.column("content").to_pylist()
             for path, content in zip(paths, contents, strict=True):
-                rows = list(pieces(source_of(path, by_path), content))
-                yield pa.RecordBatch.from_pylist(rows, schema=PIECES_ARROW)
+                for piece in pieces(source_of(path, by_path), content, rows_per_piece):
+                    yield pa.RecordBatch.from_pylist([piece], schema=PIECES_ARROW)
 
     return run
 
