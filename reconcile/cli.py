@@ -88,6 +88,13 @@ def _engine_options(parser: argparse.ArgumentParser) -> None:
         help="with --engine spark: local[N], spark://host:7077, yarn, or sc://host:15002"
         " for Spark Connect (default: spark-submit's --master, else local[*])",
     )
+    group.add_argument(
+        "--spark-conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="with --engine spark: a Spark setting, e.g. spark.driver.memory=8g (repeatable)",
+    )
 
 
 def _config(args: argparse.Namespace) -> EngineConfig:
@@ -238,7 +245,13 @@ def _spark(args: argparse.Namespace) -> SparkEngine:
     from reconcile.spark.run import SparkEngine  # noqa: PLC0415 (optional dependency)
     from reconcile.spark.session import spark_session  # noqa: PLC0415
 
-    return SparkEngine(spark_session(args.spark_master), args.logset)
+    conf = {}
+    for item in args.spark_conf:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--spark-conf {item!r}: expected KEY=VALUE")
+        conf[key.strip()] = value.strip()
+    return SparkEngine(spark_session(args.spark_master, conf), args.logset)
 
 
 def _job(args: argparse.Namespace, command: str) -> Job:

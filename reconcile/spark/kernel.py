@@ -87,7 +87,7 @@ def lay_out(root: Path, pieces: Iterator[pa.RecordBatch], job: Job) -> ScopeFile
                     path = root / relpath
                     path.parent.mkdir(parents=True, exist_ok=True)
                     schema = part.schema.remove(part.schema.get_field_index(SOURCE_ROW))
-                    writer = writers[relpath] = pq.ParquetWriter(path, schema)
+                    writer = writers[relpath] = pq.ParquetWriter(path, schema, compression="none")
                 rows.setdefault(relpath, []).extend(part.column(SOURCE_ROW).chunks)
                 writer.write_table(part.drop_columns([SOURCE_ROW]))
     finally:

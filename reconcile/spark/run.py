@@ -6,18 +6,20 @@ from __future__ import annotations
 import json
 import re
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
+import duckdb
 import polars as pl
 
 from reconcile.audit import AuditResult
 from reconcile.audit.findings import FINDING_SCHEMA, sort_findings
-from reconcile.errors import InputError, InvalidLogSet, UsageError
+from reconcile.errors import InputError, InvalidLogSet, ReconcileError, UsageError
 from reconcile.logset.discover import _hidden, discover, relative_name
 from reconcile.problems import Problem
 from reconcile.spark.kernel import FRAMES, OUTPUTS_SCHEMA, Job, evaluate, lay_out, scope_kernel
@@ -197,6 +199,33 @@ def merge_problems(found: Iterable[dict[str, Any]], max_examples: int) -> list[P
     ]
 
 
+class SparkJobFailed(ReconcileError):
+    """A Spark job of the engine failed (the cluster, not the log set)."""
+
+
+_OOM_HINT = (
+    " (raise the memory of Spark's executors, or of the driver in local mode:"
+    " --spark-conf spark.executor.memory=8g, --spark-conf spark.driver.memory=8g)"
+)
+
+
+@contextmanager
+def spark_errors(what: str) -> Iterator[None]:
+    """Spark's failures as one clear error: what failed, and the cause's first line."""
+    try:
+        yield
+    except ReconcileError:
+        raise
+    except Exception as error:
+        if type(error).__module__.split(".")[0] not in ("pyspark", "py4j"):
+            raise
+        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+        causes = [line for line in lines if "Error" in line or "Exception" in line]
+        cause = (causes[-1] if causes else lines[0] if lines else type(error).__name__)[:500]
+        hint = _OOM_HINT if "OutOfMemoryError" in str(error) else ""
+        raise SparkJobFailed(f"Spark could not {what}: {cause}{hint}") from None
+
+
 class SparkEngine:
     """A log set read by Spark, and the engine's jobs on it."""
 
@@ -228,7 +257,7 @@ class SparkEngine:
         files = self.spark.read.format("binaryFile").load(uris).select("path", "content")
         pieces = files.mapInArrow(
             scatter(self.sources, self.rows_per_piece), PIECES_SCHEMA
-        ).persist(StorageLevel.MEMORY_AND_DISK)
+        ).persist(StorageLevel.DISK_ONLY)
         schemas = pieces.filter("kind = 'schema'").select("relpath", "end_ns", "blob").collect()
         ends = [row["end_ns"] for row in schemas if row["end_ns"] is not None]
         self.end_ns = max(ends) if ends else None
@@ -243,13 +272,14 @@ class SparkEngine:
         """Run ``job`` on every scope; a log set without rows runs as one empty scope."""
         pieces = self.pieces()
         job = Job(**{**job.__dict__, "tables": self.tables, "end_ns": self.end_ns})
-        rows = (
-            pieces.filter("kind = 'piece'")
-            .select("scope_id", "relpath", "blob")
-            .groupBy("scope_id")
-            .applyInArrow(scope_kernel(job), OUTPUTS_SCHEMA)
-            .collect()
-        )
+        with spark_errors(f"run {job.command} on the scopes of {self.root}"):
+            rows = (
+                pieces.filter("kind = 'piece'")
+                .select("scope_id", "relpath", "blob")
+                .groupBy("scope_id")
+                .applyInArrow(scope_kernel(job), OUTPUTS_SCHEMA)
+                .collect()
+            )
         collected = Collected()
         if not rows:
             with tempfile.TemporaryDirectory(prefix="reconcile-scope-") as folder:
@@ -277,7 +307,9 @@ class SparkEngine:
 
     def checked(self, job: Job) -> Collected:
         """``job``'s outputs; InvalidLogSet when any scope breaks the contract."""
-        if job.as_of is None:
+        if job.as_of is not None:
+            check_as_of(job.as_of)
+        else:
             self.pieces()
             if self.end_ns is None:
                 raise UsageError(f"log set {self.root} has no timestamped rows")
@@ -290,6 +322,15 @@ class SparkEngine:
     def close(self) -> None:
         if self._pieces is not None:
             self._pieces.unpersist()
+
+
+def check_as_of(text: str) -> None:
+    """The DuckDB engine's error for a T that is not a timestamp, before any job."""
+    with duckdb.connect(":memory:") as con:
+        try:
+            con.execute("SELECT CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS)", {"t": text})
+        except duckdb.Error as error:
+            raise UsageError(f"--as-of {text!r} is not a timestamp: {error}") from None
 
 
 def validate(engine: SparkEngine, max_examples: int) -> ValidationReport:

@@ -37,8 +37,9 @@ PIECES_SCHEMA = "kind string, scope_id string, relpath string, rows long, end_ns
 
 _COMPRESSION = "lz4"
 
-# Rows per piece: a piece is one Spark row, and Spark rows stay well under 2 GB.
-PIECE_ROWS = 1_000_000
+# Rows per piece: a piece is one Spark row (tens of MB at most): an executor holds a
+# few of them at a time, whatever the size of the files.
+PIECE_ROWS = 100_000
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,8 @@ SESSION_CONF: dict[str, str] = {
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.sql.session.timeZone": "UTC",
     "spark.ui.showConsoleProgress": "false",
+    # the pieces are cached (on disk) in column batches: a few pieces per batch
+    "spark.sql.inMemoryColumnarStorage.batchSize": "8",
 }
 
 
@@ -42,10 +45,24 @@ def _java_major(java: str) -> int | None:
     return None
 
 
+def _installed_java() -> str | None:
+    """A Java 17 or 21 among the JDKs installed side by side (Debian's /usr/lib/jvm)."""
+    for candidate in sorted(Path("/usr/lib/jvm").glob("*/bin/java")):
+        if _java_major(str(candidate)) in (17, 21):
+            return str(candidate.resolve().parent.parent)
+    return None
+
+
 def check_java() -> None:
-    """Fail with a clear error when no Java that Spark 4 runs on (17 or 21) is found."""
+    """Fail with a clear error when no Java that Spark 4 runs on (17 or 21) is found.
+    Without JAVA_HOME, and with another Java on PATH, an installed 17 or 21 is used."""
     home = os.environ.get("JAVA_HOME")
     java = str(Path(home) / "bin" / "java") if home else shutil.which("java")
+    if home is None and (java is None or _java_major(java) not in (17, 21)):
+        found = _installed_java()
+        if found is not None:
+            os.environ["JAVA_HOME"] = found
+            return
     where = f"JAVA_HOME={home}" if home else "java on PATH"
     if java is None:
         raise UsageError(
@@ -60,7 +77,7 @@ def check_java() -> None:
         )
 
 
-def spark_session(master: str | None = None) -> SparkSession:
+def spark_session(master: str | None = None, conf: Mapping[str, str] | None = None) -> SparkSession:
     """A Spark session: ``sc://host:port`` connects to Spark Connect; any other
     master URL (``local[2]``, ``spark://host:7077``, ``yarn``) starts a driver here;
     None takes the master ``spark-submit`` was given, or starts ``local[*]``."""
@@ -69,7 +86,8 @@ def spark_session(master: str | None = None) -> SparkSession:
     except ImportError:
         raise UsageError("the Spark engine needs PySpark: pip install 'reconcile[spark]'") from None
     builder = SparkSession.builder.appName("reconcile")
-    for key, value in SESSION_CONF.items():
+    settings = {**SESSION_CONF, **(conf or {})}
+    for key, value in settings.items():
         builder = builder.config(key, value)
     if master is not None and master.startswith("sc://"):
         return builder.remote(master).getOrCreate()
