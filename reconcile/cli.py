@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from reconcile.api import open_logset
-from reconcile.audit import AuditResult, AuditSettings, audit
+from reconcile.audit import AuditSettings, audit
 from reconcile.audit.findings import SEVERITIES
 from reconcile.audit.report import check_target, write_report
 from reconcile.db import EngineConfig
@@ -37,7 +37,6 @@ from reconcile.simulate.options import Eligibility, Evidence, Membership
 from reconcile.validate import DEFAULT_EXAMPLES, validate_logset
 
 if TYPE_CHECKING:
-    from reconcile.spark.kernel import Job
     from reconcile.spark.run import SparkEngine
 
 EXIT_OK = 0
@@ -254,28 +253,30 @@ def _spark(args: argparse.Namespace) -> SparkEngine:
     return SparkEngine(spark_session(args.spark_master, conf), args.logset)
 
 
-def _job(args: argparse.Namespace, command: str) -> Job:
-    from reconcile.spark.kernel import Job  # noqa: PLC0415 (optional dependency)
+def _on_spark(args: argparse.Namespace, command: str, **extra: Any) -> Any:
+    """``command`` (validate, watermarks, frontiers, audit) on the Spark engine."""
+    from reconcile.spark import run  # noqa: PLC0415 (optional dependency)
+    from reconcile.spark.kernel import Job  # noqa: PLC0415
 
-    return Job(
+    job = Job(
         command,
         {},
         as_of=getattr(args, "as_of", None),
         stall_minutes=getattr(args, "stall_threshold", AuditSettings().stall_minutes),
+        max_examples=getattr(args, "max_examples", DEFAULT_EXAMPLES),
         memory_limit=args.memory_limit,
         threads=args.threads,
     )
+    engine = _spark(args)
+    try:
+        return getattr(run, command)(engine, job, **extra)
+    finally:
+        engine.close()
 
 
 def _validate(args: argparse.Namespace) -> int:
     if args.engine == "spark":
-        from reconcile.spark import run  # noqa: PLC0415 (optional dependency)
-
-        engine = _spark(args)
-        try:
-            report = run.validate(engine, args.max_examples)
-        finally:
-            engine.close()
+        report = _on_spark(args, "validate")
     else:
         report = validate_logset(args.logset, config=_config(args), max_examples=args.max_examples)
     print(render_json(report) if args.json else render_text(report))
@@ -284,13 +285,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _watermarks(args: argparse.Namespace) -> int:
     if args.engine == "spark":
-        from reconcile.spark import run  # noqa: PLC0415 (optional dependency)
-
-        engine = _spark(args)
-        try:
-            frame = run.watermarks(engine, _job(args, "watermarks"))
-        finally:
-            engine.close()
+        frame = _on_spark(args, "watermarks")
     else:
         with open_logset(args.logset, config=_config(args)) as logset:
             frame = watermarks(logset, as_of=args.as_of)
@@ -307,17 +302,21 @@ AUDIT_STEPS = [
     "timelines",
     "report",
 ]
+# On Spark every engine step runs inside the scopes' tasks.
+SPARK_AUDIT_STEPS = ["read the files", "audit the scopes", "report"]
 
 
 def _audit(args: argparse.Namespace) -> int:
     check_target(args.out)
-    steps = Steps(AUDIT_STEPS)
+    spark = args.engine == "spark"
+    steps = Steps(SPARK_AUDIT_STEPS if spark else AUDIT_STEPS)
     clock = StepClock(steps.step)
     try:
-        clock.step("validate")
-        if args.engine == "spark":
-            result = _spark_audit(args, clock.step)
+        if spark:
+            clock.step("read the files")
+            result = _on_spark(args, "audit", step=clock.step)
         else:
+            clock.step("validate")
             with open_logset(args.logset, config=_config(args)) as logset:
                 result = audit(
                     logset,
@@ -336,29 +335,9 @@ def _audit(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if result.at_or_above(args.fail_on) else EXIT_OK
 
 
-def _spark_audit(args: argparse.Namespace, step: Callable[[str], None]) -> AuditResult:
-    """The audit on Spark: the steps run inside every scope's task, so the progress
-    shows reading the files, then the scopes."""
-    from reconcile.spark import run  # noqa: PLC0415 (optional dependency)
-
-    engine = _spark(args)
-    try:
-        engine.pieces()
-        step("watermarks")
-        return run.audit(engine, _job(args, "audit"))
-    finally:
-        engine.close()
-
-
 def _frontier(args: argparse.Namespace) -> int:
     if args.engine == "spark":
-        from reconcile.spark import run  # noqa: PLC0415 (optional dependency)
-
-        engine = _spark(args)
-        try:
-            frame = run.frontiers(engine, _job(args, "frontiers"))
-        finally:
-            engine.close()
+        frame = _on_spark(args, "frontiers")
     else:
         with open_logset(args.logset, config=_config(args)) as logset:
             frame = Analysis(logset, args.as_of).frontiers()

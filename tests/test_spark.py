@@ -228,7 +228,7 @@ def test_invalid_log_set_reports_the_same_problems(spark: SparkSession, tmp_path
     assert not duck.ok
     engine = _engine(spark, tmp_path / "bad", rows_per_piece=500)
     try:
-        mine = run.validate(engine, 5)
+        mine = run.validate(engine, Job("validate", {}))
     finally:
         engine.close()
     assert _problems(mine) == _problems(duck)

@@ -333,9 +333,9 @@ def check_as_of(text: str) -> None:
             raise UsageError(f"--as-of {text!r} is not a timestamp: {error}") from None
 
 
-def validate(engine: SparkEngine, max_examples: int) -> ValidationReport:
-    collected = engine.run(Job("validate", {}, max_examples=max_examples))
-    return engine.report(collected, max_examples)
+def validate(engine: SparkEngine, job: Job) -> ValidationReport:
+    job = Job(**{**job.__dict__, "command": "validate"})
+    return engine.report(engine.run(job), job.max_examples)
 
 
 def watermarks(engine: SparkEngine, job: Job) -> pl.DataFrame:
@@ -348,7 +348,12 @@ def frontiers(engine: SparkEngine, job: Job) -> pl.DataFrame:
     return frame.sort("scope_id", "basis") if frame.height else frame
 
 
-def audit(engine: SparkEngine, job: Job) -> AuditResult:
+def audit(engine: SparkEngine, job: Job, step: Step | None = None) -> AuditResult:
+    """The audit of every scope; ``step`` hears "audit the scopes" once the files are
+    read into pieces."""
+    engine.pieces()
+    if step is not None:
+        step("audit the scopes")
     collected = engine.checked(Job(**{**job.__dict__, "command": "audit"}))
     frames = {name: collected.frame(name) for name in FRAMES}
     history = frames["frontier_history"]
