@@ -140,9 +140,7 @@ def test_zoned_timestamp_is_converted_to_utc(tmp_path: Path) -> None:
         "written_at",
         # the instant as microseconds since the epoch, then zoned: pyarrow reads a
         # zoned datetime's wall time in the target zone when pandas is installed
-        pa.array([int(local.timestamp() * 1e6)], pa.int64()).cast(
-            pa.timestamp("us", tz="+09:00")
-        ),
+        pa.array([int(local.timestamp() * 1e6)], pa.int64()).cast(pa.timestamp("us", tz="+09:00")),
     )
     pq.write_table(cp, path / "checkpoints.parquet")
     expected = datetime(2026, 3, 1, 0, 0)

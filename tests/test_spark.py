@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -103,6 +105,46 @@ def test_as_of_is_the_same(spark: SparkSession) -> None:
     mine = spark_audit(spark, DATA / "faults", as_of=as_of)
     theirs = duckdb_audit(DATA / "faults", as_of)
     assert_same(mine, theirs)
+
+
+CONNECT_AUDIT = """
+import sys
+from pathlib import Path
+from reconcile.spark import run
+from reconcile.spark.kernel import Job
+from reconcile.spark.session import connect_session
+
+remote = connect_session("local[2]")
+engine = run.SparkEngine(remote, sys.argv[1], rows_per_piece=5_000)
+result = run.audit(engine, Job("audit", {}))
+for name in ("watermarks", "frontiers", "frontier_history", "findings", "timelines"):
+    getattr(result, name).write_parquet(Path(sys.argv[2]) / f"{name}.parquet")
+engine.close()
+remote.stop()
+"""
+
+
+def test_spark_connect_audits_the_same(spark: SparkSession, tmp_path: Path) -> None:
+    """Through Spark Connect (a local Connect server, in a process of its own: a
+    classic session and a Connect one cannot share a process), the same audit."""
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    done = subprocess.run(
+        [sys.executable, "-c", CONNECT_AUDIT, str(DATA / "faults"), str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    duck = duckdb_audit(DATA / "faults")
+    for name in ("watermarks", "frontiers", "frontier_history", "timelines"):
+        assert pl.read_parquet(tmp_path / f"{name}.parquet").equals(getattr(duck, name)), name
+    findings = pl.read_parquet(tmp_path / "findings.parquet")
+    columns = [c for c, t in findings.schema.items() if not t.is_nested()]
+    assert findings.sort(columns, nulls_last=True).equals(
+        duck.findings.sort(columns, nulls_last=True)
+    )
 
 
 def _options(seed: int) -> SimOptions:

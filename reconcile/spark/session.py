@@ -77,6 +77,19 @@ def check_java() -> None:
         )
 
 
+def connect_session(url: str, conf: Mapping[str, str] | None = None) -> SparkSession:
+    """A Spark Connect session (``sc://host:port``; ``local[N]`` starts a local
+    Connect server). Only SQL settings can be changed through Connect."""
+    from pyspark.sql import SparkSession  # noqa: PLC0415 (optional dependency)
+
+    builder = SparkSession.builder.remote(url)
+    settings = {**SESSION_CONF, **(conf or {})}
+    for key, value in settings.items():
+        if key.startswith("spark.sql.") or (conf and key in conf):
+            builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
 def spark_session(master: str | None = None, conf: Mapping[str, str] | None = None) -> SparkSession:
     """A Spark session: ``sc://host:port`` connects to Spark Connect; any other
     master URL (``local[2]``, ``spark://host:7077``, ``yarn``) starts a driver here;
@@ -90,7 +103,7 @@ def spark_session(master: str | None = None, conf: Mapping[str, str] | None = No
     for key, value in settings.items():
         builder = builder.config(key, value)
     if master is not None and master.startswith("sc://"):
-        return builder.remote(master).getOrCreate()
+        return connect_session(master, conf)
     if master is None and "PYSPARK_GATEWAY_PORT" in os.environ:
         # under spark-submit: its JVM and its --master are already there
         return builder.getOrCreate()
