@@ -11,7 +11,7 @@ own with ``--engine duckdb`` and with ``--engine spark --spark-master MASTER``: 
 time, the peak of the resident memory summed over the process and its descendants
 (Spark's JVM and its Python workers; sampled every 0.2 s), and whether the two
 reports' tables are equal. From the Spark run's ``--profile`` it prints where the
-time went: starting Spark and reading the files into pieces, then the scopes' tasks.
+time went: starting Spark and reading the files' facts, then the scopes' job.
 Figures come from this script, never from assertions in tests.
 """
 
@@ -123,7 +123,7 @@ def main() -> None:
         f" --master '{args.master}'`, on {os.cpu_count()} cores.",
         "",
         "| receipts | scopes | DuckDB s | DuckDB peak MB | Spark s | Spark peak MB"
-        " | Spark start + pieces s | Spark scopes s | equal |",
+        " | Spark start + facts s | Spark scopes s | equal |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for scopes in (int(s) for s in args.scopes.split(",")):
@@ -155,9 +155,10 @@ def main() -> None:
         "",
         "Peak MB: resident memory summed over the process and its descendants (for Spark:"
         " the driver, its JVM and the Python workers), sampled every 0.2 s. *Spark start +"
-        " pieces*: starting the session and reading the files into pieces by scope;"
-        " *Spark scopes*: the scope tasks (laying each scope out, validating and"
-        " auditing it). *equal*: the four report tables are the same.",
+        " facts*: starting the session and reading each file's footer and end-of-log"
+        " column; *Spark scopes*: the job that reads the files into pieces by scope and"
+        " runs the scope tasks (laying each scope out, validating and auditing it)."
+        " *equal*: the four report tables are the same.",
         "",
     ]
     args.results.write_text("\n".join(lines))

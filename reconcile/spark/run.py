@@ -23,7 +23,15 @@ from reconcile.errors import InputError, InvalidLogSet, ReconcileError, UsageErr
 from reconcile.logset.discover import _hidden, discover, relative_name
 from reconcile.problems import Problem
 from reconcile.spark.kernel import FRAMES, OUTPUTS_SCHEMA, Job, evaluate, lay_out, scope_kernel
-from reconcile.spark.scatter import PIECE_ROWS, PIECES_SCHEMA, SourceFile, from_ipc, scatter
+from reconcile.spark.scatter import (
+    FACTS_SCHEMA,
+    PIECE_ROWS,
+    PIECES_SCHEMA,
+    SourceFile,
+    footers,
+    from_ipc,
+    scatter,
+)
 from reconcile.validate.report import TableRead, ValidationReport
 from reconcile_schemas import TABLES
 
@@ -239,46 +247,51 @@ class SparkEngine:
             self.root, self.sources, self.layout_problems = remote_sources(spark, text)
         else:
             self.root, self.sources, self.layout_problems = local_sources(text)
-        self._pieces: DataFrame | None = None
+        self._facts_read = False
         self.tables: dict[str, tuple[str, bytes]] = {}
         self.files: dict[str, int] = {}
         self.end_ns: int | None = None
 
-    def pieces(self) -> DataFrame:
-        """Every file's pieces (persisted), after reading the schema rows."""
-        if self._pieces is not None:
-            return self._pieces
-        from pyspark import StorageLevel  # noqa: PLC0415 (optional dependency)
-
+    def read_facts(self) -> None:
+        """Each file's schema, row count and latest timestamp (a first Spark job, which
+        reads the footers and the end-of-log columns only)."""
+        if self._facts_read:
+            return
         uris = [s.uri for s in self.sources.values()]
-        if not uris:
-            self._pieces = self.spark.createDataFrame([], PIECES_SCHEMA)
-            return self._pieces
-        files = self.spark.read.format("binaryFile").load(uris).select("path", "content")
-        pieces = files.mapInArrow(
-            scatter(self.sources, self.rows_per_piece), PIECES_SCHEMA
-        ).persist(StorageLevel.DISK_ONLY)
-        schemas = pieces.filter("kind = 'schema'").select("relpath", "end_ns", "blob").collect()
-        ends = [row["end_ns"] for row in schemas if row["end_ns"] is not None]
+        if uris:
+            with spark_errors(f"read the log set {self.root}"):
+                files = self.spark.read.format("binaryFile").load(uris)
+                rows = (
+                    files.select("path", "content")
+                    .mapInArrow(footers(self.sources), FACTS_SCHEMA)
+                    .collect()
+                )
+        else:
+            rows = []
+        ends = [row["end_ns"] for row in rows if row["end_ns"] is not None]
         self.end_ns = max(ends) if ends else None
-        for row in sorted(schemas, key=lambda r: str(r["relpath"])):
+        for row in sorted(rows, key=lambda r: str(r["relpath"])):
             table = self.sources[row["relpath"]].table
             self.files[table] = self.files.get(table, 0) + 1
             self.tables.setdefault(table, (row["relpath"], bytes(row["blob"])))
-        self._pieces = pieces
-        return pieces
+        self._facts_read = True
+
+    def pieces(self) -> DataFrame:
+        """Every file's pieces, by scope (a lazy DataFrame: read when a job runs)."""
+        uris = [s.uri for s in self.sources.values()]
+        if not uris:
+            return self.spark.createDataFrame([], PIECES_SCHEMA)
+        files = self.spark.read.format("binaryFile").load(uris).select("path", "content")
+        return files.mapInArrow(scatter(self.sources, self.rows_per_piece), PIECES_SCHEMA)
 
     def run(self, job: Job) -> Collected:
         """Run ``job`` on every scope; a log set without rows runs as one empty scope."""
+        self.read_facts()
         pieces = self.pieces()
         job = Job(**{**job.__dict__, "tables": self.tables, "end_ns": self.end_ns})
         with spark_errors(f"run {job.command} on the scopes of {self.root}"):
             rows = (
-                pieces.filter("kind = 'piece'")
-                .select("scope_id", "relpath", "blob")
-                .groupBy("scope_id")
-                .applyInArrow(scope_kernel(job), OUTPUTS_SCHEMA)
-                .collect()
+                pieces.groupBy("scope_id").applyInArrow(scope_kernel(job), OUTPUTS_SCHEMA).collect()
             )
         collected = Collected()
         if not rows:
@@ -310,7 +323,7 @@ class SparkEngine:
         if job.as_of is not None:
             check_as_of(job.as_of)
         else:
-            self.pieces()
+            self.read_facts()
             if self.end_ns is None:
                 raise UsageError(f"log set {self.root} has no timestamped rows")
         collected = self.run(job)
@@ -320,8 +333,7 @@ class SparkEngine:
         return collected
 
     def close(self) -> None:
-        if self._pieces is not None:
-            self._pieces.unpersist()
+        """Nothing is cached between jobs: kept for the callers' try/finally."""
 
 
 def check_as_of(text: str) -> None:
@@ -351,7 +363,7 @@ def frontiers(engine: SparkEngine, job: Job) -> pl.DataFrame:
 def audit(engine: SparkEngine, job: Job, step: Step | None = None) -> AuditResult:
     """The audit of every scope; ``step`` hears "audit the scopes" once the files are
     read into pieces."""
-    engine.pieces()
+    engine.read_facts()
     if step is not None:
         step("audit the scopes")
     collected = engine.checked(Job(**{**job.__dict__, "command": "audit"}))

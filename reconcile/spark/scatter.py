@@ -3,9 +3,10 @@
 Each file is read by Spark's ``binaryFile`` source (so from any file system Spark
 reads) and parsed by pyarrow in the task: the rows keep their files' own Arrow
 types, as the DuckDB engine reads them, instead of Spark's (which has no nanosecond
-timestamps). Each file becomes *pieces*: Arrow IPC streams of at most ``PIECE_ROWS`` of its rows,
-all of one scope, with ``__source_row`` (each row's number in the file); then one
-``schema`` row: the file's schema, row count and latest timestamp.
+timestamps). A first pass reads each file's *facts* (its schema, row count and latest timestamp)
+from its footer and one column; the second cuts each file into *pieces*: Arrow IPC
+streams of at most ``PIECE_ROWS`` of its rows, all of one scope, with
+``__source_row`` (each row's number in the file).
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ END_COLUMNS: dict[str, str] = {
 
 SOURCE_ROW = "__source_row"
 
-# kind: "piece" (rows of one file for one scope) or "schema" (one per file)
-PIECES_SCHEMA = "kind string, scope_id string, relpath string, rows long, end_ns long, blob binary"
+PIECES_SCHEMA = "scope_id string, relpath string, blob binary"
+FACTS_SCHEMA = "relpath string, rows long, end_ns long, blob binary"
 
 _COMPRESSION = "lz4"
 
@@ -110,35 +111,33 @@ def _split(source: SourceFile, rows: pa.Table) -> Iterator[tuple[str | None, pa.
 def pieces(
     source: SourceFile, content: bytes, rows_per_piece: int = PIECE_ROWS
 ) -> Iterator[dict[str, object]]:
-    """The pieces of one file (at most ``rows_per_piece`` rows each, read a batch at
-    a time), then its schema row."""
+    """The pieces of one file: at most ``rows_per_piece`` rows each, read a batch at
+    a time."""
     parquet = pq.ParquetFile(pa.BufferReader(content))
     offset = 0
-    latest: int | None = None
     for batch in parquet.iter_batches(batch_size=rows_per_piece, use_threads=False):
         rows = pa.Table.from_batches([batch]).append_column(
             SOURCE_ROW, pa.array(range(offset, offset + batch.num_rows), type=pa.int64())
         )
         offset += batch.num_rows
-        end = end_ns(source, batch)
-        if end is not None:
-            latest = end if latest is None else max(latest, end)
         for scope, part in _split(source, rows):
-            yield {
-                "kind": "piece",
-                "scope_id": scope,
-                "relpath": source.relpath,
-                "rows": part.num_rows,
-                "end_ns": None,
-                "blob": to_ipc(part),
-            }
-    yield {
-        "kind": "schema",
-        "scope_id": None,
+            yield {"scope_id": scope, "relpath": source.relpath, "blob": to_ipc(part)}
+
+
+def facts(source: SourceFile, content: bytes) -> dict[str, object]:
+    """A file's schema (as an empty IPC table), row count and latest timestamp, from
+    its footer and its end-of-log column alone."""
+    parquet = pq.ParquetFile(pa.BufferReader(content))
+    schema = parquet.schema_arrow
+    name = END_COLUMNS.get(source.table)
+    latest = None
+    if name is not None and name in schema.names and name not in source.hive:
+        latest = end_ns(source, parquet.read(columns=[name], use_threads=False))
+    return {
         "relpath": source.relpath,
-        "rows": offset,
+        "rows": parquet.metadata.num_rows,
         "end_ns": latest,
-        "blob": to_ipc(parquet.schema_arrow.empty_table()),
+        "blob": to_ipc(schema.empty_table()),
     }
 
 
@@ -164,27 +163,47 @@ def source_of(path: str, by_path: Mapping[str, SourceFile]) -> SourceFile:
     raise KeyError(f"Spark read a file the log set does not list: {path}")
 
 
+def _files(
+    sources: Mapping[str, SourceFile], batches: Iterator[pa.RecordBatch]
+) -> Iterator[tuple[SourceFile, bytes]]:
+    by_path = match_sources(sources)
+    for batch in batches:
+        paths = batch.column("path").to_pylist()
+        contents = batch.column("content").to_pylist()
+        for path, content in zip(paths, contents, strict=True):
+            yield source_of(path, by_path), content
+
+
 def scatter(
     sources: Mapping[str, SourceFile], rows_per_piece: int = PIECE_ROWS
 ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The ``mapInArrow`` function: (path, content) batches to pieces."""
-    by_path = match_sources(sources)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            paths = batch.column("path").to_pylist()
-            contents = batch.column("content").to_pylist()
-            for path, content in zip(paths, contents, strict=True):
-                for piece in pieces(source_of(path, by_path), content, rows_per_piece):
-                    yield pa.RecordBatch.from_pylist([piece], schema=PIECES_ARROW)
+        for source, content in _files(sources, batches):
+            for piece in pieces(source, content, rows_per_piece):
+                yield pa.RecordBatch.from_pylist([piece], schema=PIECES_ARROW)
+
+    return run
+
+
+def footers(
+    sources: Mapping[str, SourceFile],
+) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The ``mapInArrow`` function: (path, content) batches to each file's facts."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for source, content in _files(sources, batches):
+            yield pa.RecordBatch.from_pylist([facts(source, content)], schema=FACTS_ARROW)
 
     return run
 
 
 PIECES_ARROW = pa.schema(
+    [("scope_id", pa.string()), ("relpath", pa.string()), ("blob", pa.binary())]
+)
+FACTS_ARROW = pa.schema(
     [
-        ("kind", pa.string()),
-        ("scope_id", pa.string()),
         ("relpath", pa.string()),
         ("rows", pa.int64()),
         ("end_ns", pa.int64()),

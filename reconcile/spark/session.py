@@ -24,8 +24,6 @@ SESSION_CONF: dict[str, str] = {
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.sql.session.timeZone": "UTC",
     "spark.ui.showConsoleProgress": "false",
-    # the pieces are cached (on disk) in column batches: a few pieces per batch
-    "spark.sql.inMemoryColumnarStorage.batchSize": "8",
 }
 
 
