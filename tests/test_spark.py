@@ -258,11 +258,6 @@ def _break(source: Path, target: Path) -> None:
     pq.write_table(receipts, target / "receipts.parquet")
 
 
-def _problems(report: Any) -> list[dict[str, Any]]:
-    found = [p.to_dict() for p in report.problems]
-    return sorted(found, key=lambda p: (p["check"], p["table"] or "", p["column"] or ""))
-
-
 def test_invalid_log_set_reports_the_same_problems(spark: SparkSession, tmp_path: Path) -> None:
     simulate(tmp_path / "logs", _options(31))
     _break(tmp_path / "logs", tmp_path / "bad")
@@ -273,7 +268,7 @@ def test_invalid_log_set_reports_the_same_problems(spark: SparkSession, tmp_path
         mine = run.validate(engine, Job("validate", {}))
     finally:
         engine.close()
-    assert _problems(mine) == _problems(duck)
+    assert [p.to_dict() for p in mine.problems] == [p.to_dict() for p in duck.problems]
     assert mine.tables == duck.tables
     assert mine.coordinate == duck.coordinate
     with pytest.raises(InvalidLogSet):
@@ -314,10 +309,67 @@ def test_cli_audit_on_spark(
 
 
 def test_cli_frontier_and_watermarks_on_spark(
-    spark: SparkSession, capsys: pytest.CaptureFixture[str]
+    spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for command in ("frontier", "watermarks", "validate"):
-        assert main([command, str(DATA / "timestamps"), "--json"]) == 0
+    """The same output, byte for byte, and the same exit status."""
+    _break(DATA / "faults", tmp_path / "bad")
+    for command, logset, code in [
+        ("frontier", DATA / "timestamps", 0),
+        ("watermarks", DATA / "timestamps", 0),
+        ("validate", DATA / "timestamps", 0),
+        ("validate", tmp_path / "bad", 2),
+    ]:
+        assert main([command, str(logset), "--json"]) == code
         theirs = capsys.readouterr().out
-        assert main([command, str(DATA / "timestamps"), "--json", "--engine", "spark"]) == 0
+        assert main([command, str(logset), "--json", "--engine", "spark"]) == code
         assert capsys.readouterr().out == theirs, command
+
+
+def test_a_log_set_without_rows_fails_as_on_duckdb(spark: SparkSession, tmp_path: Path) -> None:
+    path = tmp_path / "empty"
+    path.mkdir()
+    empty = pq.read_table(DATA / "faults" / "checkpoints.parquet").schema.empty_table()
+    pq.write_table(empty, path / "checkpoints.parquet")
+    with pytest.raises(UsageError, match="no timestamped rows") as duck:
+        duckdb_audit(path)
+    with pytest.raises(UsageError, match="no timestamped rows") as mine:
+        spark_audit(spark, path)
+    assert str(mine.value) == str(duck.value)
+    engine = _engine(spark, path)
+    assert run.validate(engine, Job("validate", {})) == validate_logset(path)
+
+
+def _problem(check: str, column: str | None, rows: int | None, **extra: Any) -> dict[str, Any]:
+    return {
+        "table": "receipts",
+        "file": "receipts.parquet",
+        "files": ["receipts.parquet"],
+        "column": column,
+        "check": check,
+        "message": extra.get("message", f"{column} breaks {check}"),
+        "failing_rows": rows,
+        "examples": extra.get("examples", []),
+    }
+
+
+def test_scope_problems_merge_in_validation_order() -> None:
+    """No Spark needed: problems of several scopes become one list, in validation's
+    order, their rows, examples and repeated values added up."""
+    layout = _problem("missing_column", "page_id", None)
+    nulls = _problem("not_nullable", "scope_id", 1, examples=[{"file": "x", "row": 3}])
+    owner_a = _problem("ge", "owner_epoch", 2, examples=[{"file": "x", "row": 9}])
+    owner_b = _problem("ge", "owner_epoch", 1, examples=[{"file": "x", "row": 0}])
+    unique_a = _problem("unique", None, 4, message="(scope_id, page_id) must be unique: 2 value(s)")
+    unique_b = _problem("unique", None, 2, message="(scope_id, page_id) must be unique: 1 value(s)")
+    merged = run.merge_problems(
+        [[layout], [layout, owner_a, unique_a], [layout, owner_b, unique_b], [layout, nulls]],
+        max_examples=5,
+    )
+    assert [(p.check, p.failing_rows) for p in merged] == [
+        ("missing_column", None),
+        ("not_nullable", 1),
+        ("ge", 3),
+        ("unique", 6),
+    ]
+    assert merged[2].examples == ({"file": "x", "row": 0}, {"file": "x", "row": 9})
+    assert merged[3].message == "(scope_id, page_id) must be unique: 3 value(s)"
