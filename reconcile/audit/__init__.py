@@ -7,12 +7,13 @@ writes them into a report directory, atomically.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 import polars as pl
+import pyarrow as pa
 
 from reconcile.audit.findings import SEVERITIES, AuditSettings, findings
 from reconcile.engine.analysis import Analysis
@@ -62,11 +63,15 @@ def audit(
     as_of: datetime | str | None = None,
     settings: AuditSettings | None = None,
     step: Step | None = None,
+    preset: Mapping[str, pa.Table] | None = None,
 ) -> AuditResult:
-    """Run every computation and rule on a log set as of T (default: its end)."""
+    """Run every computation and rule on a log set as of T (default: its end);
+    ``preset`` working tables are taken as given (:meth:`Analysis.preset`)."""
     settings = settings or AuditSettings()
     note = step or (lambda _: None)
     analysis = Analysis(logset, as_of)
+    if preset:
+        analysis.preset(preset)
     note("watermarks")
     marks = analysis.watermarks()
     note("frontiers")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 
 from reconcile.engine.frontier import frontier_history
 from reconcile.errors import ReconcileError, UsageError
@@ -72,6 +73,17 @@ HISTORY_STEPS: tuple[tuple[str, str], ...] = (
     ("rc_page_windows", "history/page_windows"),
     ("rc_provider_steps", "history/provider_steps"),
     ("rc_claim_steps", "history/claim_steps"),
+)
+
+# The partition phase: the tables whose rows for a partition follow from that
+# partition's rows (of checkpoints, receipts, pages, snapshot, snapshot_bounds and
+# members) and its scope's rc_scopes alone. Computed for any split of the partitions
+# (rc_scopes preset), their union is what the whole log set gives: tests/test_phases.py.
+# This is where the engine can be split by partition; every later step is per scope.
+PARTITION_PHASE: tuple[str, ...] = (
+    *(t for t, _ in WATERMARK_STEPS if t not in ("rc_scopes", "rc_event_level")),
+    *(t for t, _ in SLICE_RESULTS),
+    *(t for t, _ in HISTORY_STEPS),
 )
 
 # Evaluating points (rc_points: point_id, scope_id, partition_id, t): rebuilt per call.
@@ -218,6 +230,28 @@ class Analysis:
         self._drop("rc_known_events")
         self._drop("rc_receipt_events")
         self._done.add("rc_event_level")
+
+    def preset(self, tables: Mapping[str, pa.Table]) -> None:
+        """Take working tables as given instead of computing them (the partition
+        phase computed elsewhere, see PARTITION_PHASE; rc_scopes)."""
+        for name, table in tables.items():
+            if not name.startswith("rc_") or not name.replace("_", "").isalnum():
+                raise KeyError(f"not a working table: {name!r}")
+            self.con.register("rc_preset_input", table)
+            try:
+                # the name is one of the engine's own (checked above)
+                self.con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS FROM rc_preset_input")
+            finally:
+                self.con.unregister("rc_preset_input")
+            self._done.add(name)
+        if all(t in self._done for t, _ in SLICE_RESULTS):
+            self._done.add("rc_event_level")
+
+    def partition_phase(self) -> dict[str, pa.Table]:
+        """The tables of PARTITION_PHASE for this log set's partitions."""
+        self.run(WATERMARK_STEPS)
+        self.run(HISTORY_STEPS)
+        return {t: self.con.sql(f"FROM {t}").to_arrow_table() for t in PARTITION_PHASE}
 
     def build_view(self, view: str, query: str, *, again: bool = False) -> None:
         """A working view over working tables (once per analysis, unless again)."""
