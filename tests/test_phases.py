@@ -17,15 +17,12 @@ import pytest
 
 from reconcile import open_logset
 from reconcile.audit import AuditResult, audit
-from reconcile.engine.analysis import PARTITION_PHASE, Analysis
+from reconcile.engine.analysis import PARTITION_INPUTS, PARTITION_PHASE, Analysis
 from reconcile.simulate import SimOptions, simulate
 from reconcile.simulate.options import Evidence, Membership
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 BUNDLED = sorted(p.name for p in DATA.iterdir() if p.is_dir())
-
-# the tables a partition's rows come from; the others hold no partition's rows
-PER_PARTITION = ("checkpoints", "receipts", "pages", "snapshot", "snapshot_bounds", "members")
 
 
 def _bucket(source: Path, target: Path, keys: set[tuple[str, str]]) -> None:
@@ -33,7 +30,7 @@ def _bucket(source: Path, target: Path, keys: set[tuple[str, str]]) -> None:
     target.mkdir(parents=True)
     for file in source.glob("*.parquet"):
         table = pq.read_table(file)
-        if file.stem in PER_PARTITION:
+        if file.stem in PARTITION_INPUTS:
             rows = zip(
                 table.column("scope_id").to_pylist(),
                 table.column("partition_id").to_pylist(),

@@ -27,6 +27,7 @@ import pytest
 from reconcile import open_logset
 from reconcile.audit import AuditResult, audit
 from reconcile.cli import main
+from reconcile.engine.analysis import HISTORY_STEPS, SLICE_RESULTS, WATERMARK_STEPS
 from reconcile.errors import InvalidLogSet, UsageError
 from reconcile.simulate import FAULTS, SimOptions, simulate
 from reconcile.simulate.options import (
@@ -61,7 +62,8 @@ def spark() -> Iterator[SparkSession]:
 
 
 def _engine(spark: SparkSession, path: Path | str, rows_per_piece: int = 100_000) -> SparkEngine:
-    return SparkEngine(spark, path, rows_per_piece=rows_per_piece)
+    # three buckets of partitions per scope: the partition phase in several tasks
+    return SparkEngine(spark, path, rows_per_piece=rows_per_piece, buckets=3)
 
 
 def spark_audit(
@@ -97,7 +99,13 @@ def assert_same(spark_result: AuditResult, duck: AuditResult) -> None:
 
 @pytest.mark.parametrize("name", BUNDLED)
 def test_bundled_log_sets_audit_the_same(spark: SparkSession, name: str) -> None:
-    assert_same(spark_audit(spark, DATA / name), duckdb_audit(DATA / name))
+    mine = spark_audit(spark, DATA / name)
+    assert_same(mine, duckdb_audit(DATA / name))
+    # the scopes' tasks took the partition phase from the buckets' tasks
+    ran = {query for query, _ in mine.timings}
+    assert "frontier/frontiers" in ran
+    partition_phase = {q for t, q in (*WATERMARK_STEPS, *SLICE_RESULTS, *HISTORY_STEPS)}
+    assert ran & partition_phase == {"watermarks/scopes"}  # rc_scopes: per scope
 
 
 def test_as_of_is_the_same(spark: SparkSession) -> None:

@@ -80,6 +80,14 @@ HISTORY_STEPS: tuple[tuple[str, str], ...] = (
 # members) and its scope's rc_scopes alone. Computed for any split of the partitions
 # (rc_scopes preset), their union is what the whole log set gives: tests/test_phases.py.
 # This is where the engine can be split by partition; every later step is per scope.
+PARTITION_INPUTS: tuple[str, ...] = (
+    "checkpoints",
+    "receipts",
+    "pages",
+    "snapshot",
+    "snapshot_bounds",
+    "members",
+)
 PARTITION_PHASE: tuple[str, ...] = (
     *(t for t, _ in WATERMARK_STEPS if t not in ("rc_scopes", "rc_event_level")),
     *(t for t, _ in SLICE_RESULTS),

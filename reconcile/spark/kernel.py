@@ -25,9 +25,9 @@ import pyarrow.parquet as pq
 from reconcile.api import open_logset
 from reconcile.audit import AuditSettings, audit
 from reconcile.db import EngineConfig
-from reconcile.engine.analysis import Analysis
+from reconcile.engine.analysis import WATERMARK_STEPS, Analysis
 from reconcile.problems import Problem
-from reconcile.spark.scatter import SOURCE_ROW, from_ipc, to_ipc
+from reconcile.spark.scatter import PIECES_ARROW, SOURCE_ROW, from_ipc, to_ipc
 from reconcile.validate import validate_logset
 
 OUTPUTS_SCHEMA = "scope_id string, output string, blob binary"
@@ -62,12 +62,27 @@ class Job:
         )
 
 
+# Pieces whose relpath starts with this carry a working table of the partition
+# phase (PRESET + table name), or a bucket's failure (FAILED).
+PRESET = "__preset__/"
+FAILED = "__failed__"
+
+
 @dataclass
 class ScopeFiles:
-    """A scope laid out as a log set: where, and each file's source row numbers."""
+    """A scope laid out as a log set: where, each file's source row numbers, and the
+    partition phase's tables that its buckets computed."""
 
     root: Path
     source_rows: dict[str, pa.Array] = field(default_factory=dict)
+    presets: dict[str, list[pa.Table]] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+
+    def preset(self) -> dict[str, pa.Table]:
+        return {
+            name: pa.concat_tables(parts, promote_options="permissive")
+            for name, parts in self.presets.items()
+        }
 
 
 def lay_out(root: Path, pieces: Iterator[pa.RecordBatch], job: Job) -> ScopeFiles:
@@ -81,7 +96,13 @@ def lay_out(root: Path, pieces: Iterator[pa.RecordBatch], job: Job) -> ScopeFile
             relpaths = batch.column("relpath").to_pylist()
             blobs = batch.column("blob").to_pylist()
             for relpath, blob in zip(relpaths, blobs, strict=True):
+                if relpath == FAILED:
+                    laid.failures.append(blob.decode())
+                    continue
                 part = from_ipc(blob)
+                if relpath.startswith(PRESET):
+                    laid.presets.setdefault(relpath.removeprefix(PRESET), []).append(part)
+                    continue
                 writer = writers.get(relpath)
                 if writer is None:
                     path = root / relpath
@@ -150,14 +171,20 @@ def evaluate(laid: ScopeFiles, job: Job) -> dict[str, bytes]:
     }
     out: dict[str, bytes] = {}
     if job.command != "validate" and report.ok:
+        if laid.failures:
+            # the log set is valid, and yet a bucket failed: the engine's fault
+            raise RuntimeError("the partition phase failed: " + laid.failures[0])
         as_of = _as_of(job, config)
+        preset = laid.preset()
         with open_logset(laid.root, config=config, validate=False) as logset:
-            if job.command == "watermarks":
-                out["watermarks"] = _frame_blob(Analysis(logset, as_of).watermarks())
-            elif job.command == "frontiers":
-                out["frontiers"] = _frame_blob(Analysis(logset, as_of).frontiers())
+            if job.command in ("watermarks", "frontiers"):
+                analysis = Analysis(logset, as_of)
+                analysis.preset(preset)
+                frame = getattr(analysis, job.command)()
+                out[job.command] = _frame_blob(frame)
             else:
-                result = audit(logset, as_of, AuditSettings(stall_minutes=job.stall_minutes))
+                settings = AuditSettings(stall_minutes=job.stall_minutes)
+                result = audit(logset, as_of, settings, preset=preset)
                 for name in FRAMES:
                     out[name] = _frame_blob(getattr(result, name))
                 meta["as_of"] = result.as_of.isoformat()
@@ -181,6 +208,71 @@ def scope_kernel(
         yield pa.RecordBatch.from_pylist(
             [{"scope_id": scope, "output": k, "blob": v} for k, v in outputs.items()],
             schema=OUTPUTS_ARROW,
+        )
+
+    return run
+
+
+def partition_phase(laid: ScopeFiles, job: Job, scopes: bytes | None) -> dict[str, bytes]:
+    """The partition phase of one bucket of a scope's partitions, as named blobs; the
+    scope's rc_scopes as computed on its checkpoints and scopes rows (None when it has
+    neither: then every bucket computes the same defaults)."""
+    config = job.config()
+    as_of = _as_of(job, config)
+    with open_logset(laid.root, config=config, validate=False) as logset:
+        analysis = Analysis(logset, as_of)
+        if scopes is not None:
+            analysis.preset({"rc_scopes": from_ipc(scopes)})
+        return {PRESET + name: to_ipc(t) for name, t in analysis.partition_phase().items()}
+
+
+def bucket_kernel(
+    job: Job, scopes: Mapping[str, bytes]
+) -> Callable[[tuple[pa.Scalar, ...], Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The ``applyInArrow`` function of the partition phase, grouped by scope and
+    bucket: its outputs are pieces for the scope's task. A failure (on input the
+    scope's validation will report) is passed on, not raised."""
+
+    def run(
+        key: tuple[pa.Scalar, ...], batches: Iterator[pa.RecordBatch]
+    ) -> Iterator[pa.RecordBatch]:
+        scope = key[0].as_py() if hasattr(key[0], "as_py") else key[0]
+        with tempfile.TemporaryDirectory(prefix="reconcile-bucket-") as folder:
+            laid = lay_out(Path(folder), batches, job)
+            try:
+                outputs = partition_phase(laid, job, scopes.get(scope))
+            except Exception as error:
+                outputs = {FAILED: f"{type(error).__name__}: {error}".encode()}
+        yield pa.RecordBatch.from_pylist(
+            [{"scope_id": scope, "relpath": k, "blob": v} for k, v in outputs.items()],
+            schema=PIECES_ARROW,
+        )
+
+    return run
+
+
+def scopes_kernel(
+    job: Job,
+) -> Callable[[tuple[pa.Scalar, ...], Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The ``applyInArrow`` function that computes a scope's rc_scopes from its
+    checkpoints and scopes rows (the only rows it depends on besides the scope's
+    existence), grouped by scope."""
+
+    def run(
+        key: tuple[pa.Scalar, ...], batches: Iterator[pa.RecordBatch]
+    ) -> Iterator[pa.RecordBatch]:
+        scope = key[0].as_py() if hasattr(key[0], "as_py") else key[0]
+        with tempfile.TemporaryDirectory(prefix="reconcile-scopes-") as folder:
+            laid = lay_out(Path(folder), batches, job)
+            try:
+                with open_logset(laid.root, config=job.config(), validate=False) as logset:
+                    analysis = Analysis(logset, _as_of(job, job.config()))
+                    analysis.run(WATERMARK_STEPS[:1])
+                    blob: bytes | None = to_ipc(analysis.con.sql("FROM rc_scopes").to_arrow_table())
+            except Exception:
+                blob = None  # invalid input: the scope's validation reports it
+        yield pa.RecordBatch.from_pylist(
+            [{"scope_id": scope, "output": "rc_scopes", "blob": blob}], schema=OUTPUTS_ARROW
         )
 
     return run

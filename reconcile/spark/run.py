@@ -19,11 +19,22 @@ import polars as pl
 
 from reconcile.audit import AuditResult
 from reconcile.audit.findings import FINDING_SCHEMA, sort_findings
+from reconcile.engine.analysis import PARTITION_INPUTS
 from reconcile.errors import InputError, InvalidLogSet, ReconcileError, UsageError
 from reconcile.logset.discover import _hidden, discover, relative_name
 from reconcile.problems import Problem
-from reconcile.spark.kernel import FRAMES, OUTPUTS_SCHEMA, Job, evaluate, lay_out, scope_kernel
+from reconcile.spark.kernel import (
+    FRAMES,
+    OUTPUTS_SCHEMA,
+    Job,
+    bucket_kernel,
+    evaluate,
+    lay_out,
+    scope_kernel,
+    scopes_kernel,
+)
 from reconcile.spark.scatter import (
+    BUCKETED_SCHEMA,
     FACTS_SCHEMA,
     PIECE_ROWS,
     PIECES_SCHEMA,
@@ -39,6 +50,9 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 Step = Callable[[str], None]
+
+# Buckets of partitions per scope where Spark cannot say its parallelism.
+DEFAULT_BUCKETS = 8
 
 
 def is_remote(path: str) -> bool:
@@ -286,10 +300,18 @@ class SparkEngine:
     """A log set read by Spark, and the engine's jobs on it."""
 
     def __init__(
-        self, spark: SparkSession, path: str | Path, *, rows_per_piece: int = PIECE_ROWS
+        self,
+        spark: SparkSession,
+        path: str | Path,
+        *,
+        rows_per_piece: int = PIECE_ROWS,
+        buckets: int | None = None,
     ) -> None:
         self.spark = spark
         self.rows_per_piece = rows_per_piece
+        # buckets of partitions per scope for the partition phase (default: Spark's
+        # default parallelism)
+        self.buckets = buckets
         text = str(path)
         if is_remote(text):
             self.root, self.sources, self.layout_problems = remote_sources(spark, text)
@@ -324,22 +346,56 @@ class SparkEngine:
             self.tables.setdefault(table, (row["relpath"], bytes(row["blob"])))
         self._facts_read = True
 
-    def pieces(self) -> DataFrame:
-        """Every file's pieces, by scope (a lazy DataFrame: read when a job runs)."""
-        uris = [s.uri for s in self.sources.values()]
-        if not uris:
-            return self.spark.createDataFrame([], PIECES_SCHEMA)
+    def pieces(self, tables: Iterable[str] | None = None, buckets: int = 0) -> DataFrame:
+        """The pieces of the files (of ``tables``; default all), by scope, and by
+        bucket of partitions with ``buckets`` (a lazy DataFrame: read when a job runs)."""
+        wanted = set(TABLES if tables is None else tables)
+        sources = {k: s for k, s in self.sources.items() if s.table in wanted}
+        schema = BUCKETED_SCHEMA if buckets else PIECES_SCHEMA
+        if not sources:
+            return self.spark.createDataFrame([], schema)
+        uris = [s.uri for s in sources.values()]
         files = self.spark.read.format("binaryFile").load(uris).select("path", "content")
-        return files.mapInArrow(scatter(self.sources, self.rows_per_piece), PIECES_SCHEMA)
+        return files.mapInArrow(scatter(sources, self.rows_per_piece, buckets), schema)
+
+    def _buckets(self) -> int:
+        if self.buckets:
+            return self.buckets
+        try:
+            return max(1, int(self.spark.sparkContext.defaultParallelism))
+        except Exception:  # Spark Connect has no SparkContext
+            return DEFAULT_BUCKETS
+
+    def _scope_inputs(self, job: Job) -> DataFrame:
+        """What each scope's task reads: the scope's pieces, and the partition phase
+        of each bucket of its partitions (computed by tasks of their own, with the
+        scope's rc_scopes from a first, small job over checkpoints and scopes)."""
+        pieces = self.pieces()
+        if job.command == "validate":
+            return pieces
+        with spark_errors(f"read the scopes of {self.root}"):
+            found = (
+                self.pieces(("checkpoints", "scopes"))
+                .groupBy("scope_id")
+                .applyInArrow(scopes_kernel(job), OUTPUTS_SCHEMA)
+                .collect()
+            )
+        scopes = {r["scope_id"]: bytes(r["blob"]) for r in found if r["blob"] is not None}
+        phases = (
+            self.pieces(PARTITION_INPUTS, self._buckets())
+            .groupBy("scope_id", "bucket")
+            .applyInArrow(bucket_kernel(job, scopes), PIECES_SCHEMA)
+        )
+        return pieces.unionByName(phases)
 
     def run(self, job: Job) -> Collected:
         """Run ``job`` on every scope; a log set without rows runs as one empty scope."""
         self.read_facts()
-        pieces = self.pieces()
         job = Job(**{**job.__dict__, "tables": self.tables, "end_ns": self.end_ns})
+        inputs = self._scope_inputs(job)
         with spark_errors(f"run {job.command} on the scopes of {self.root}"):
             rows = (
-                pieces.groupBy("scope_id").applyInArrow(scope_kernel(job), OUTPUTS_SCHEMA).collect()
+                inputs.groupBy("scope_id").applyInArrow(scope_kernel(job), OUTPUTS_SCHEMA).collect()
             )
         collected = Collected()
         if not rows:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
+import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -34,6 +35,7 @@ END_COLUMNS: dict[str, str] = {
 SOURCE_ROW = "__source_row"
 
 PIECES_SCHEMA = "scope_id string, relpath string, blob binary"
+BUCKETED_SCHEMA = "scope_id string, bucket long, relpath string, blob binary"
 FACTS_SCHEMA = "relpath string, rows long, end_ns long, blob binary"
 
 _COMPRESSION = "lz4"
@@ -108,11 +110,32 @@ def _split(source: SourceFile, rows: pa.Table) -> Iterator[tuple[str | None, pa.
         yield value, rows.filter(pc.fill_null(mask, False))
 
 
+def _buckets(source: SourceFile, rows: pa.Table, buckets: int) -> Iterator[tuple[int, pa.Table]]:
+    """The rows by bucket of partitions: a stable hash of partition_id (the same in
+    every task: one Polars version), modulo ``buckets``; rows without a partition_id
+    that reads as text go to bucket 0."""
+    if "partition_id" in source.hive:
+        values = pl.Series([source.hive["partition_id"]] * rows.num_rows, dtype=pl.String)
+    elif "partition_id" in rows.column_names:
+        try:
+            text = pc.cast(rows.column("partition_id"), pa.string())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            yield 0, rows
+            return
+        values = pl.Series(text.combine_chunks())
+    else:
+        yield 0, rows
+        return
+    numbers = (values.hash(seed=1) % buckets).fill_null(0).cast(pl.Int64).to_arrow()
+    for bucket in pc.unique(numbers).to_pylist():
+        yield int(bucket), rows.filter(pc.equal(numbers, bucket))
+
+
 def pieces(
-    source: SourceFile, content: bytes, rows_per_piece: int = PIECE_ROWS
+    source: SourceFile, content: bytes, rows_per_piece: int = PIECE_ROWS, buckets: int = 0
 ) -> Iterator[dict[str, object]]:
     """The pieces of one file: at most ``rows_per_piece`` rows each, read a batch at
-    a time."""
+    a time, each of one scope (and of one bucket of partitions, with ``buckets``)."""
     parquet = pq.ParquetFile(pa.BufferReader(content))
     offset = 0
     for batch in parquet.iter_batches(batch_size=rows_per_piece, use_threads=False):
@@ -121,7 +144,16 @@ def pieces(
         )
         offset += batch.num_rows
         for scope, part in _split(source, rows):
-            yield {"scope_id": scope, "relpath": source.relpath, "blob": to_ipc(part)}
+            if not buckets:
+                yield {"scope_id": scope, "relpath": source.relpath, "blob": to_ipc(part)}
+                continue
+            for bucket, share in _buckets(source, part, buckets):
+                yield {
+                    "scope_id": scope,
+                    "bucket": bucket,
+                    "relpath": source.relpath,
+                    "blob": to_ipc(share),
+                }
 
 
 def facts(source: SourceFile, content: bytes) -> dict[str, object]:
@@ -175,14 +207,16 @@ def _files(
 
 
 def scatter(
-    sources: Mapping[str, SourceFile], rows_per_piece: int = PIECE_ROWS
+    sources: Mapping[str, SourceFile], rows_per_piece: int = PIECE_ROWS, buckets: int = 0
 ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """The ``mapInArrow`` function: (path, content) batches to pieces."""
+    """The ``mapInArrow`` function: (path, content) batches to pieces (with a bucket
+    of partitions each, and BUCKETED_SCHEMA, when ``buckets``)."""
+    schema = BUCKETED_ARROW if buckets else PIECES_ARROW
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for source, content in _files(sources, batches):
-            for piece in pieces(source, content, rows_per_piece):
-                yield pa.RecordBatch.from_pylist([piece], schema=PIECES_ARROW)
+            for piece in pieces(source, content, rows_per_piece, buckets):
+                yield pa.RecordBatch.from_pylist([piece], schema=schema)
 
     return run
 
@@ -201,6 +235,14 @@ def footers(
 
 PIECES_ARROW = pa.schema(
     [("scope_id", pa.string()), ("relpath", pa.string()), ("blob", pa.binary())]
+)
+BUCKETED_ARROW = pa.schema(
+    [
+        ("scope_id", pa.string()),
+        ("bucket", pa.int64()),
+        ("relpath", pa.string()),
+        ("blob", pa.binary()),
+    ]
 )
 FACTS_ARROW = pa.schema(
     [
