@@ -112,6 +112,9 @@ def main() -> None:
     parser.add_argument("--size", choices=list(SIZES), default="10M")
     parser.add_argument("--scopes", default="1,4", help="scope counts, comma-separated")
     parser.add_argument("--master", default="local[2]")
+    parser.add_argument(
+        "--buckets", default="0,default", help="--spark-buckets values, comma-separated"
+    )
     parser.add_argument("--work", type=Path, default=Path("/tmp/reconcile-bench"))
     parser.add_argument("--results", type=Path, default=HERE / "SPARK.md")
     args = parser.parse_args()
@@ -122,42 +125,49 @@ def main() -> None:
         f"`uv run python bench/spark.py --size {args.size} --scopes {args.scopes}"
         f" --master '{args.master}'`, on {os.cpu_count()} cores.",
         "",
-        "| receipts | scopes | DuckDB s | DuckDB peak MB | Spark s | Spark peak MB"
+        "| receipts | scopes | DuckDB s | DuckDB peak MB | buckets | Spark s | Spark peak MB"
         " | Spark start + facts s | Spark scopes s | equal |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for scopes in (int(s) for s in args.scopes.split(",")):
         logset = simulate(args.work, args.size, scopes)
         label = f"{args.size}-{scopes}"
         base = [sys.executable, "-m", "reconcile", "audit", str(logset), "--fail-on", "critical"]
         duck_out = args.work / f"report-duckdb-{label}"
-        spark_out = args.work / f"report-spark-{label}"
-        profile = args.work / f"profile-spark-{label}.json"
-        for out in (duck_out, spark_out):
-            subprocess.run(["rm", "-rf", str(out)], check=True)
+        subprocess.run(["rm", "-rf", str(duck_out)], check=True)
         duck = run_measured([*base, "--out", str(duck_out)], args.work / f"duckdb-{label}.log")
-        spark_command = [
-            *base, "--out", str(spark_out), "--engine", "spark",
-            "--spark-master", args.master, "--profile", str(profile),
-        ]  # fmt: skip
-        spark = run_measured(spark_command, args.work / f"spark-{label}.log")
-        steps = json.loads(profile.read_text())["steps"] if profile.exists() else {}
-        equal = duck.code == spark.code == 0 and same_reports(duck_out, spark_out)
-        row = (
-            f"| {args.size} | {scopes} | {duck.seconds:.1f} | {duck.peak_mb:,.0f}"
-            f" | {spark.seconds:.1f} | {spark.peak_mb:,.0f}"
-            f" | {steps.get('read the files', float('nan')):.1f}"
-            f" | {steps.get('audit the scopes', float('nan')):.1f} | {'yes' if equal else 'NO'} |"
-        )
-        print(row, flush=True)
-        lines.append(row)
+        for buckets in args.buckets.split(","):
+            spark_out = args.work / f"report-spark-{label}-{buckets}"
+            profile = args.work / f"profile-spark-{label}-{buckets}.json"
+            subprocess.run(["rm", "-rf", str(spark_out)], check=True)
+            spark_command = [
+                *base, "--out", str(spark_out), "--engine", "spark",
+                "--spark-master", args.master, "--profile", str(profile),
+            ]  # fmt: skip
+            if buckets != "default":
+                spark_command += ["--spark-buckets", buckets]
+            spark = run_measured(spark_command, args.work / f"spark-{label}-{buckets}.log")
+            steps = json.loads(profile.read_text())["steps"] if profile.exists() else {}
+            equal = duck.code == spark.code == 0 and same_reports(duck_out, spark_out)
+            row = (
+                f"| {args.size} | {scopes} | {duck.seconds:.1f} | {duck.peak_mb:,.0f}"
+                f" | {buckets} | {spark.seconds:.1f} | {spark.peak_mb:,.0f}"
+                f" | {steps.get('read the files', float('nan')):.1f}"
+                f" | {steps.get('audit the scopes', float('nan')):.1f}"
+                f" | {'yes' if equal else 'NO'} |"
+            )
+            print(row, flush=True)
+            lines.append(row)
     lines += [
         "",
         "Peak MB: resident memory summed over the process and its descendants (for Spark:"
         " the driver, its JVM and the Python workers), sampled every 0.2 s. *Spark start +"
         " facts*: starting the session and reading each file's footer and end-of-log"
         " column; *Spark scopes*: the job that reads the files into pieces by scope and"
-        " runs the scope tasks (laying each scope out, validating and auditing it)."
+        " runs the tasks: the buckets' partition phase, then each scope's (laying the scope"
+        " out, validating it, and the rest of the audit). *buckets*: --spark-buckets"
+        " (default: Spark's default parallelism, 2 in local[2]; 0: the partition phase in"
+        " the scope's task)."
         " *equal*: the four report tables are the same.",
         "",
     ]

@@ -88,6 +88,14 @@ def _engine_options(parser: argparse.ArgumentParser) -> None:
         " for Spark Connect (default: spark-submit's --master, else local[*])",
     )
     group.add_argument(
+        "--spark-buckets",
+        type=int,
+        metavar="N",
+        help="with --engine spark: split each scope's partitions into N buckets, whose"
+        " partition phase (events, pages, certificates, step functions) runs in tasks of"
+        " their own (default: Spark's default parallelism; 0: all in the scope's task)",
+    )
+    group.add_argument(
         "--spark-conf",
         action="append",
         default=[],
@@ -250,7 +258,11 @@ def _spark(args: argparse.Namespace) -> SparkEngine:
         if not sep or not key:
             raise UsageError(f"--spark-conf {item!r}: expected KEY=VALUE")
         conf[key.strip()] = value.strip()
-    return SparkEngine(spark_session(args.spark_master, conf), args.logset)
+    if args.spark_buckets is not None and args.spark_buckets < 0:
+        raise UsageError("--spark-buckets must be 0 or more")
+    return SparkEngine(
+        spark_session(args.spark_master, conf), args.logset, buckets=args.spark_buckets
+    )
 
 
 def _on_spark(args: argparse.Namespace, command: str, **extra: Any) -> Any:

@@ -108,6 +108,14 @@ def test_bundled_log_sets_audit_the_same(spark: SparkSession, name: str) -> None
     assert ran & partition_phase == {"watermarks/scopes"}  # rc_scopes: per scope
 
 
+def test_partition_phase_in_the_scope_task_audits_the_same(spark: SparkSession) -> None:
+    """--spark-buckets 0: the scopes' tasks compute everything themselves."""
+    engine = SparkEngine(spark, DATA / "membership", buckets=0)
+    mine = run.audit(engine, Job("audit", {}))
+    assert_same(mine, duckdb_audit(DATA / "membership"))
+    assert "watermarks/receipt_events" in {query for query, _ in mine.timings}
+
+
 def test_as_of_is_the_same(spark: SparkSession) -> None:
     as_of = "2026-01-01T00:12:00+00:00"
     mine = spark_audit(spark, DATA / "faults", as_of=as_of)

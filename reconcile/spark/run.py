@@ -310,7 +310,7 @@ class SparkEngine:
         self.spark = spark
         self.rows_per_piece = rows_per_piece
         # buckets of partitions per scope for the partition phase (default: Spark's
-        # default parallelism)
+        # default parallelism; 0: in the scope's own task)
         self.buckets = buckets
         text = str(path)
         if is_remote(text):
@@ -371,7 +371,7 @@ class SparkEngine:
         of each bucket of its partitions (computed by tasks of their own, with the
         scope's rc_scopes from a first, small job over checkpoints and scopes)."""
         pieces = self.pieces()
-        if job.command == "validate":
+        if job.command == "validate" or self.buckets == 0:
             return pieces
         with spark_errors(f"read the scopes of {self.root}"):
             found = (
