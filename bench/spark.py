@@ -112,9 +112,7 @@ def main() -> None:
     parser.add_argument("--size", choices=list(SIZES), default="10M")
     parser.add_argument("--scopes", default="1,4", help="scope counts, comma-separated")
     parser.add_argument("--master", default="local[2]")
-    parser.add_argument(
-        "--buckets", default="0,default", help="--spark-buckets values, comma-separated"
-    )
+    parser.add_argument("--buckets", default="0,2", help="--spark-buckets values, comma-separated")
     parser.add_argument("--work", type=Path, default=Path("/tmp/reconcile-bench"))
     parser.add_argument("--results", type=Path, default=HERE / "SPARK.md")
     args = parser.parse_args()
@@ -144,8 +142,7 @@ def main() -> None:
                 *base, "--out", str(spark_out), "--engine", "spark",
                 "--spark-master", args.master, "--profile", str(profile),
             ]  # fmt: skip
-            if buckets != "default":
-                spark_command += ["--spark-buckets", buckets]
+            spark_command += ["--spark-buckets", buckets]
             spark = run_measured(spark_command, args.work / f"spark-{label}-{buckets}.log")
             steps = json.loads(profile.read_text())["steps"] if profile.exists() else {}
             equal = duck.code == spark.code == 0 and same_reports(duck_out, spark_out)
@@ -166,8 +163,7 @@ def main() -> None:
         " column; *Spark scopes*: the job that reads the files into pieces by scope and"
         " runs the tasks: the buckets' partition phase, then each scope's (laying the scope"
         " out, validating it, and the rest of the audit). *buckets*: --spark-buckets"
-        " (default: Spark's default parallelism, 2 in local[2]; 0: the partition phase in"
-        " the scope's task)."
+        " (0: the partition phase in the scope's task)."
         " *equal*: the four report tables are the same.",
         "",
     ]

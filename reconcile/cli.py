@@ -93,7 +93,8 @@ def _engine_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="with --engine spark: split each scope's partitions into N buckets, whose"
         " partition phase (events, pages, certificates, step functions) runs in tasks of"
-        " their own (default: Spark's default parallelism; 0: all in the scope's task)",
+        " their own (0: all in the scope's task; default: 0 with a local master,"
+        " else Spark's default parallelism)",
     )
     group.add_argument(
         "--spark-conf",

@@ -14,7 +14,7 @@ kernel's type hints to choose its iterator form.
 import json
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -193,24 +193,33 @@ def evaluate(laid: ScopeFiles, job: Job) -> dict[str, bytes]:
     return out
 
 
-def scope_kernel(
-    job: Job,
-) -> Callable[[tuple[pa.Scalar, ...], Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """The ``applyInArrow`` function of ``job``, grouped by scope_id."""
+Grouped = Callable[[tuple[pa.Scalar, ...], Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
+
+
+def _grouped(
+    job: Job, schema: pa.Schema, work: Callable[[Any, ScopeFiles], list[dict[str, Any]]]
+) -> Grouped:
+    """An ``applyInArrow`` function (grouped, scope_id first in the key): the group's
+    pieces laid out in a temporary folder, then ``work(scope, laid)``'s rows."""
 
     def run(
         key: tuple[pa.Scalar, ...], batches: Iterator[pa.RecordBatch]
     ) -> Iterator[pa.RecordBatch]:
         scope = key[0].as_py() if hasattr(key[0], "as_py") else key[0]
-        with tempfile.TemporaryDirectory(prefix="reconcile-scope-") as folder:
-            laid = lay_out(Path(folder), batches, job)
-            outputs = evaluate(laid, job)
-        yield pa.RecordBatch.from_pylist(
-            [{"scope_id": scope, "output": k, "blob": v} for k, v in outputs.items()],
-            schema=OUTPUTS_ARROW,
-        )
+        with tempfile.TemporaryDirectory(prefix="reconcile-task-") as folder:
+            rows = work(scope, lay_out(Path(folder), batches, job))
+        yield pa.RecordBatch.from_pylist(rows, schema=schema)
 
     return run
+
+
+def scope_kernel(job: Job) -> Grouped:
+    """The scope's task, grouped by scope_id: ``job`` on the scope."""
+
+    def work(scope: Any, laid: ScopeFiles) -> list[dict[str, Any]]:
+        return [{"scope_id": scope, "output": k, "blob": v} for k, v in evaluate(laid, job).items()]
+
+    return _grouped(job, OUTPUTS_ARROW, work)
 
 
 def partition_phase(laid: ScopeFiles, job: Job, scopes: bytes | None) -> dict[str, bytes]:
@@ -226,60 +235,34 @@ def partition_phase(laid: ScopeFiles, job: Job, scopes: bytes | None) -> dict[st
         return {PRESET + name: to_ipc(t) for name, t in analysis.partition_phase().items()}
 
 
-def bucket_kernel(
-    job: Job, scopes: Mapping[str, bytes]
-) -> Callable[[tuple[pa.Scalar, ...], Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """The ``applyInArrow`` function of the partition phase, grouped by scope and
-    bucket: its outputs are pieces for the scope's task. A failure (on input the
-    scope's validation will report) is passed on, not raised."""
+def bucket_kernel(job: Job, scopes: Mapping[str, bytes]) -> Grouped:
+    """A bucket's task, grouped by scope and bucket: the partition phase, as pieces
+    for the scope's task. A failure (on input the scope's validation will report) is
+    passed on, not raised."""
 
-    def run(
-        key: tuple[pa.Scalar, ...], batches: Iterator[pa.RecordBatch]
-    ) -> Iterator[pa.RecordBatch]:
-        scope = key[0].as_py() if hasattr(key[0], "as_py") else key[0]
-        with tempfile.TemporaryDirectory(prefix="reconcile-bucket-") as folder:
-            laid = lay_out(Path(folder), batches, job)
-            try:
-                outputs = partition_phase(laid, job, scopes.get(scope))
-            except Exception as error:
-                outputs = {FAILED: f"{type(error).__name__}: {error}".encode()}
-        yield pa.RecordBatch.from_pylist(
-            [{"scope_id": scope, "relpath": k, "blob": v} for k, v in outputs.items()],
-            schema=PIECES_ARROW,
-        )
+    def work(scope: Any, laid: ScopeFiles) -> list[dict[str, Any]]:
+        try:
+            outputs = partition_phase(laid, job, scopes.get(scope))
+        except Exception as error:
+            outputs = {FAILED: f"{type(error).__name__}: {error}".encode()}
+        return [{"scope_id": scope, "relpath": k, "blob": v} for k, v in outputs.items()]
 
-    return run
+    return _grouped(job, PIECES_ARROW, work)
 
 
-def scopes_kernel(
-    job: Job,
-) -> Callable[[tuple[pa.Scalar, ...], Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """The ``applyInArrow`` function that computes a scope's rc_scopes from its
-    checkpoints and scopes rows (the only rows it depends on besides the scope's
-    existence), grouped by scope."""
+def scopes_kernel(job: Job) -> Grouped:
+    """A scope's rc_scopes from its checkpoints and scopes rows (the only rows it
+    depends on besides the scope's existence), grouped by scope."""
 
-    def run(
-        key: tuple[pa.Scalar, ...], batches: Iterator[pa.RecordBatch]
-    ) -> Iterator[pa.RecordBatch]:
-        scope = key[0].as_py() if hasattr(key[0], "as_py") else key[0]
-        with tempfile.TemporaryDirectory(prefix="reconcile-scopes-") as folder:
-            laid = lay_out(Path(folder), batches, job)
-            try:
-                with open_logset(laid.root, config=job.config(), validate=False) as logset:
-                    analysis = Analysis(logset, _as_of(job, job.config()))
-                    analysis.run(WATERMARK_STEPS[:1])
-                    blob: bytes | None = to_ipc(analysis.con.sql("FROM rc_scopes").to_arrow_table())
-            except Exception:
-                blob = None  # invalid input: the scope's validation reports it
-        yield pa.RecordBatch.from_pylist(
-            [{"scope_id": scope, "output": "rc_scopes", "blob": blob}], schema=OUTPUTS_ARROW
-        )
+    def work(scope: Any, laid: ScopeFiles) -> list[dict[str, Any]]:
+        blob: bytes | None
+        try:
+            with open_logset(laid.root, config=job.config(), validate=False) as logset:
+                analysis = Analysis(logset, _as_of(job, job.config()))
+                analysis.run(WATERMARK_STEPS[:1])
+                blob = to_ipc(analysis.con.sql("FROM rc_scopes").to_arrow_table())
+        except Exception:
+            blob = None  # invalid input: the scope's validation reports it
+        return [{"scope_id": scope, "output": "rc_scopes", "blob": blob}]
 
-    return run
-
-
-def job_dict(job: Job) -> dict[str, Any]:
-    """A job without its schemas, for logs."""
-    found = asdict(job)
-    found.pop("tables")
-    return found
+    return _grouped(job, OUTPUTS_ARROW, work)

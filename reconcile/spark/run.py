@@ -309,8 +309,8 @@ class SparkEngine:
     ) -> None:
         self.spark = spark
         self.rows_per_piece = rows_per_piece
-        # buckets of partitions per scope for the partition phase (default: Spark's
-        # default parallelism; 0: in the scope's own task)
+        # buckets of partitions per scope for the partition phase (0: in the scope's
+        # own task; None: see _buckets)
         self.buckets = buckets
         text = str(path)
         if is_remote(text):
@@ -359,11 +359,16 @@ class SparkEngine:
         return files.mapInArrow(scatter(sources, self.rows_per_piece, buckets), schema)
 
     def _buckets(self) -> int:
-        if self.buckets:
+        """Buckets of partitions per scope: as asked; else none on one machine (a
+        local master: one DuckDB per scope already uses every core, and buckets only
+        add a second pass over the rows), Spark's default parallelism on a cluster."""
+        if self.buckets is not None:
             return self.buckets
         try:
+            if str(self.spark.conf.get("spark.master", "")).startswith("local"):
+                return 0
             return max(1, int(self.spark.sparkContext.defaultParallelism))
-        except Exception:  # Spark Connect has no SparkContext
+        except Exception:  # Spark Connect: no SparkContext, and the master unknown
             return DEFAULT_BUCKETS
 
     def _scope_inputs(self, job: Job) -> DataFrame:
@@ -371,7 +376,8 @@ class SparkEngine:
         of each bucket of its partitions (computed by tasks of their own, with the
         scope's rc_scopes from a first, small job over checkpoints and scopes)."""
         pieces = self.pieces()
-        if job.command == "validate" or self.buckets == 0:
+        buckets = self._buckets()
+        if job.command == "validate" or buckets == 0:
             return pieces
         with spark_errors(f"read the scopes of {self.root}"):
             found = (
@@ -382,7 +388,7 @@ class SparkEngine:
             )
         scopes = {r["scope_id"]: bytes(r["blob"]) for r in found if r["blob"] is not None}
         phases = (
-            self.pieces(PARTITION_INPUTS, self._buckets())
+            self.pieces(PARTITION_INPUTS, buckets)
             .groupBy("scope_id", "bucket")
             .applyInArrow(bucket_kernel(job, scopes), PIECES_SCHEMA)
         )
