@@ -23,7 +23,7 @@ import pyarrow as pa
 from reconcile.api import open_logset
 from reconcile.audit import audit
 from reconcile.spark.kernel import Job, lay_out, partition_phase
-from reconcile.spark.run import local_sources
+from reconcile.spark.listing import local_sources
 from reconcile.spark.scatter import BUCKETED_ARROW, PIECES_ARROW, facts, from_ipc, pieces
 from reconcile.validate import validate_logset
 

@@ -38,7 +38,9 @@ from reconcile.simulate.options import (
 )
 from reconcile.spark import run
 from reconcile.spark.kernel import Job
-from reconcile.spark.run import SparkEngine, local_sources
+from reconcile.spark.listing import local_sources
+from reconcile.spark.merge import merge_problems
+from reconcile.spark.run import SparkEngine
 from reconcile.spark.session import spark_session
 from reconcile.validate import validate_logset
 
@@ -377,7 +379,7 @@ def test_scope_problems_merge_in_validation_order() -> None:
     owner_b = _problem("ge", "owner_epoch", 1, examples=[{"file": "x", "row": 0}])
     unique_a = _problem("unique", None, 4, message="(scope_id, page_id) must be unique: 2 value(s)")
     unique_b = _problem("unique", None, 2, message="(scope_id, page_id) must be unique: 1 value(s)")
-    merged = run.merge_problems(
+    merged = merge_problems(
         [[layout], [layout, owner_a, unique_a], [layout, owner_b, unique_b], [layout, nulls]],
         max_examples=5,
     )

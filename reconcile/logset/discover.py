@@ -57,7 +57,8 @@ def relative_name(root: Path, path: Path) -> str:
         return str(path)
 
 
-def _hidden(name: str) -> bool:
+def is_hidden(name: str) -> bool:
+    """Whether a file or folder is skipped: Spark's and Hive's ``_SUCCESS``, ``.crc``."""
     return name.startswith((".", "_"))
 
 
@@ -74,7 +75,7 @@ def _folder_files(folder: Path) -> list[Path]:
     found: list[Path] = []
     for path in sorted(folder.rglob("*.parquet")):
         relative = path.relative_to(folder).parts
-        if any(_hidden(part) for part in relative) or not path.is_file():
+        if any(is_hidden(part) for part in relative) or not path.is_file():
             continue
         found.append(path)
     return found

@@ -1,28 +1,22 @@
-"""The Spark engine's driver: list the files, scatter them by scope, run the scope
-kernel on every scope, and put the scopes' outputs together."""
+"""The Spark engine's driver: the jobs (each file's facts; each scope's rc_scopes;
+the buckets' partition phase and the scopes' tasks) and the commands on them."""
 
 from __future__ import annotations
 
-import json
-import re
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote, urlparse
+from typing import TYPE_CHECKING
 
 import duckdb
 import polars as pl
 
 from reconcile.audit import AuditResult
-from reconcile.audit.findings import FINDING_SCHEMA, sort_findings
+from reconcile.audit.findings import sort_findings
 from reconcile.engine.analysis import PARTITION_INPUTS
-from reconcile.errors import InputError, InvalidLogSet, ReconcileError, UsageError
-from reconcile.logset.discover import _hidden, discover, relative_name
-from reconcile.problems import Problem
+from reconcile.errors import InvalidLogSet, ReconcileError, UsageError
 from reconcile.spark.kernel import (
     FRAMES,
     OUTPUTS_SCHEMA,
@@ -33,18 +27,18 @@ from reconcile.spark.kernel import (
     scope_kernel,
     scopes_kernel,
 )
+from reconcile.spark.listing import is_remote, local_sources, remote_sources
+from reconcile.spark.merge import Collected, merge_problems
 from reconcile.spark.scatter import (
     BUCKETED_SCHEMA,
     FACTS_SCHEMA,
     PIECE_ROWS,
     PIECES_SCHEMA,
-    SourceFile,
     footers,
-    from_ipc,
     scatter,
 )
 from reconcile.validate.report import TableRead, ValidationReport
-from reconcile_schemas import TABLES, load_rules, table_schema
+from reconcile_schemas import TABLES
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -53,220 +47,6 @@ Step = Callable[[str], None]
 
 # Buckets of partitions per scope where Spark cannot say its parallelism.
 DEFAULT_BUCKETS = 8
-
-
-def is_remote(path: str) -> bool:
-    """Whether a log set path is a URL (``hdfs://``, ``s3a://``, ``file://``), listed
-    through Spark's file systems, rather than a local folder."""
-    return len(urlparse(path).scheme) > 1
-
-
-def _hive(parts: Sequence[str]) -> dict[str, str]:
-    values: dict[str, str] = {}
-    for part in parts[:-1]:
-        key, sep, value = part.partition("=")
-        if sep and key:
-            values[key] = unquote(value)
-    return values
-
-
-def layout(root: str, relpaths: Iterable[str]) -> tuple[dict[str, SourceFile], list[Problem]]:
-    """The contract tables among a log set's file names (relative, ``/``-separated),
-    by the rules of :func:`reconcile.logset.discover.discover`."""
-    sources: dict[str, SourceFile] = {}
-    problems: list[Problem] = []
-    names = sorted(set(relpaths))
-    for table in TABLES:
-        single = f"{table}.parquet"
-        inside = [
-            n
-            for n in names
-            if n.startswith(f"{table}/") and not any(_hidden(p) for p in n.split("/")[1:])
-        ]
-        if single in names and inside:
-            problems.append(
-                Problem(
-                    check="ambiguous_table",
-                    table=table,
-                    files=(single, f"{table}/"),
-                    message=f"table {table} is both {single} and a folder {table}/;"
-                    " keep one of them",
-                )
-            )
-            continue
-        chosen = [single] if single in names else inside
-        for name in chosen:
-            parts = name.split("/")
-            hive = _hive(parts[1:]) if len(parts) > 1 else {}
-            sources[name] = SourceFile(table, name, f"{root.rstrip('/')}/{name}", hive)
-    return sources, problems
-
-
-def local_sources(path: str) -> tuple[str, dict[str, SourceFile], list[Problem]]:
-    files = discover(path)
-    sources: dict[str, SourceFile] = {}
-    for table in files.tables.values():
-        for file, hive in zip(table.files, table.hive, strict=True):
-            name = relative_name(files.root, file)
-            # not as_uri(): Hadoop reads the path as written, and would look for
-            # "scope_id%3Ds0" where the folder is "scope_id=s0"
-            sources[name] = SourceFile(table.name, name, f"file://{file.as_posix()}", dict(hive))
-    return str(files.root), sources, list(files.problems)
-
-
-def remote_sources(
-    spark: SparkSession, path: str
-) -> tuple[str, dict[str, SourceFile], list[Problem]]:
-    """A log set on a Hadoop file system, listed by Spark (no data read)."""
-    root = path.rstrip("/")
-    try:
-        listed = (
-            spark.read.format("binaryFile")
-            .option("recursiveFileLookup", "true")
-            .option("pathGlobFilter", "*.parquet")
-            .load(root)
-            .select("path")
-            .collect()
-        )
-    except Exception as error:
-        raise InputError(f"log set {root}: cannot be listed: {error}") from None
-    base = unquote(urlparse(root).path).rstrip("/")
-    relpaths = []
-    for row in listed:
-        full = unquote(urlparse(row["path"]).path)
-        if full.startswith(base + "/"):
-            relpaths.append(full[len(base) + 1 :])
-    sources, problems = layout(root, relpaths)
-    return root, sources, problems
-
-
-@dataclass
-class Collected:
-    """The scopes' outputs, put together."""
-
-    coordinate: str = "int64"
-    rows: dict[str, int] = field(default_factory=dict)
-    # each scope's problems, in the order its validation reported them
-    problems: list[list[dict[str, Any]]] = field(default_factory=list)
-    frames: dict[str, list[pl.DataFrame]] = field(default_factory=dict)
-    as_of: str | None = None
-    timings: list[tuple[str, float]] = field(default_factory=list)
-
-    def add(self, output: str, blob: bytes) -> None:
-        if output != "meta":
-            frame = pl.from_arrow(from_ipc(blob))
-            assert isinstance(frame, pl.DataFrame)
-            self.frames.setdefault(output, []).append(frame)
-            return
-        meta = json.loads(blob)
-        self.coordinate = meta["coordinate"]
-        for table, count in meta["rows"].items():
-            if count is not None:
-                self.rows[table] = self.rows.get(table, 0) + count
-        self.problems.append(meta["problems"])
-        self.as_of = meta.get("as_of", self.as_of)
-        self.timings.extend((name, seconds) for name, seconds in meta.get("timings", []))
-
-    def frame(self, name: str) -> pl.DataFrame:
-        frames = self.frames.get(name, [])
-        if not frames:
-            return pl.DataFrame(schema=FINDING_SCHEMA) if name == "findings" else pl.DataFrame()
-        return pl.concat(frames, how="diagonal_relaxed")
-
-
-_NUMBER = re.compile(r"\d+")
-_RULE_NAMES = frozenset(rule.name for rule in load_rules())
-
-
-def _key(problem: dict[str, Any]) -> tuple[Any, ...]:
-    return (
-        problem["check"],
-        problem["table"],
-        problem["column"],
-        _NUMBER.sub("#", problem["message"]),
-    )
-
-
-def _phase(problem: dict[str, Any]) -> tuple[int, int, int]:
-    """Where validation reports a problem: layout and schemas first, then each table's
-    rows (in contract order, column by column), then the rules between tables."""
-    table, column = problem["table"], problem["column"]
-    if problem["check"] in _RULE_NAMES:
-        phase = 2
-    elif problem["failing_rows"] is not None or problem["check"].startswith("unreadable"):
-        phase = 1
-    else:
-        phase = 0
-    columns = list(table_schema(table).columns) if table in TABLES else []
-    return (
-        phase,
-        list(TABLES).index(table) if table in TABLES else -1,
-        columns.index(column) if column in columns else len(columns),
-    )
-
-
-def _in_order(lists: Sequence[Sequence[dict[str, Any]]]) -> list[tuple[Any, ...]]:
-    """Problem keys in the order validation reports them. Each scope's list is in
-    that order, so a key goes after every key it follows in any list; between keys
-    no list orders, by where validation reports them (:func:`_phase`)."""
-    seen: dict[tuple[Any, ...], tuple[tuple[int, int, int], int]] = {}
-    before: dict[tuple[Any, ...], set[tuple[Any, ...]]] = {}
-    for problems in lists:
-        keys = [_key(p) for p in problems]
-        for i, (key, problem) in enumerate(zip(keys, problems, strict=True)):
-            seen.setdefault(key, (_phase(problem), len(seen)))
-            before.setdefault(key, set()).update(keys[:i])
-    ordered: list[tuple[Any, ...]] = []
-    placed: set[tuple[Any, ...]] = set()
-    while len(ordered) < len(seen):
-        ready = [k for k in seen if k not in placed and before[k] <= placed]
-        # lists that disagree (a cycle) cannot happen; if they did, go by phase
-        key = min(ready or [k for k in seen if k not in placed], key=seen.__getitem__)
-        ordered.append(key)
-        placed.add(key)
-    return ordered
-
-
-def merge_problems(found: Sequence[Sequence[dict[str, Any]]], max_examples: int) -> list[Problem]:
-    """The scopes' problems (a list per scope) as one list, in validation's order: a
-    problem found in several scopes (a file holding several scopes' rows) is one
-    problem, its rows and examples added up."""
-    order = _in_order(found)
-    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for problem in (p for problems in found for p in problems):
-        key = _key(problem)
-        seen = merged.get(key)
-        if seen is None:
-            merged[key] = {**problem, "files": list(problem["files"])}
-            continue
-        if seen == problem:
-            continue
-        seen["files"] = list(dict.fromkeys([*seen["files"], *problem["files"]]))
-        if problem["failing_rows"] is not None:
-            seen["failing_rows"] = (seen["failing_rows"] or 0) + problem["failing_rows"]
-        seen["examples"] = sorted(
-            [*seen["examples"], *problem["examples"]],
-            key=lambda e: (str(e.get("file")), e.get("row") or 0),
-        )[:max_examples]
-        if seen["message"] != problem["message"]:
-            # "(...) must be unique: 3 value(s) repeat": the counts add up
-            first = _NUMBER.findall(seen["message"])
-            other = _NUMBER.findall(problem["message"])
-            if len(first) == len(other) == 1:
-                total = str(int(first[0]) + int(other[0]))
-                seen["message"] = _NUMBER.sub(total, seen["message"])
-    return [
-        Problem(
-            check=p["check"],
-            message=p["message"],
-            table=p["table"],
-            column=p["column"],
-            files=tuple(p["files"]),
-            failing_rows=p["failing_rows"],
-            examples=tuple(p["examples"]),
-        )
-        for p in (merged[key] for key in order)
-    ]
 
 
 class SparkJobFailed(ReconcileError):

@@ -1,0 +1,103 @@
+"""Finding a log set's files for the Spark engine: a local folder through the
+engine's own discovery, or a URL listed through Spark's Hadoop file systems with the
+same layout rules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlparse
+
+from reconcile.errors import InputError
+from reconcile.logset.discover import discover, is_hidden, relative_name
+from reconcile.problems import Problem
+from reconcile.spark.scatter import SourceFile
+from reconcile_schemas import TABLES
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+def is_remote(path: str) -> bool:
+    """Whether a log set path is a URL (``hdfs://``, ``s3a://``, ``file://``), listed
+    through Spark's file systems, rather than a local folder."""
+    return len(urlparse(path).scheme) > 1
+
+
+def _hive(parts: Sequence[str]) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for part in parts[:-1]:
+        key, sep, value = part.partition("=")
+        if sep and key:
+            values[key] = unquote(value)
+    return values
+
+
+def layout(root: str, relpaths: Iterable[str]) -> tuple[dict[str, SourceFile], list[Problem]]:
+    """The contract tables among a log set's file names (relative, ``/``-separated),
+    by the rules of :func:`reconcile.logset.discover.discover`."""
+    sources: dict[str, SourceFile] = {}
+    problems: list[Problem] = []
+    names = sorted(set(relpaths))
+    for table in TABLES:
+        single = f"{table}.parquet"
+        inside = [
+            n
+            for n in names
+            if n.startswith(f"{table}/") and not any(is_hidden(p) for p in n.split("/")[1:])
+        ]
+        if single in names and inside:
+            problems.append(
+                Problem(
+                    check="ambiguous_table",
+                    table=table,
+                    files=(single, f"{table}/"),
+                    message=f"table {table} is both {single} and a folder {table}/;"
+                    " keep one of them",
+                )
+            )
+            continue
+        chosen = [single] if single in names else inside
+        for name in chosen:
+            parts = name.split("/")
+            hive = _hive(parts[1:]) if len(parts) > 1 else {}
+            sources[name] = SourceFile(table, name, f"{root.rstrip('/')}/{name}", hive)
+    return sources, problems
+
+
+def local_sources(path: str) -> tuple[str, dict[str, SourceFile], list[Problem]]:
+    files = discover(path)
+    sources: dict[str, SourceFile] = {}
+    for table in files.tables.values():
+        for file, hive in zip(table.files, table.hive, strict=True):
+            name = relative_name(files.root, file)
+            # not as_uri(): Hadoop reads the path as written, and would look for
+            # "scope_id%3Ds0" where the folder is "scope_id=s0"
+            sources[name] = SourceFile(table.name, name, f"file://{file.as_posix()}", dict(hive))
+    return str(files.root), sources, list(files.problems)
+
+
+def remote_sources(
+    spark: SparkSession, path: str
+) -> tuple[str, dict[str, SourceFile], list[Problem]]:
+    """A log set on a Hadoop file system, listed by Spark (no data read)."""
+    root = path.rstrip("/")
+    try:
+        listed = (
+            spark.read.format("binaryFile")
+            .option("recursiveFileLookup", "true")
+            .option("pathGlobFilter", "*.parquet")
+            .load(root)
+            .select("path")
+            .collect()
+        )
+    except Exception as error:
+        raise InputError(f"log set {root}: cannot be listed: {error}") from None
+    base = unquote(urlparse(root).path).rstrip("/")
+    relpaths = []
+    for row in listed:
+        full = unquote(urlparse(row["path"]).path)
+        if full.startswith(base + "/"):
+            relpaths.append(full[len(base) + 1 :])
+    sources, problems = layout(root, relpaths)
+    return root, sources, problems
