@@ -37,7 +37,7 @@ from reconcile.simulate.options import (
     Membership,
 )
 from reconcile.spark import run
-from reconcile.spark.kernel import Job
+from reconcile.spark.kernel import Job, work_dir
 from reconcile.spark.listing import local_sources
 from reconcile.spark.merge import merge_problems
 from reconcile.spark.run import SparkEngine
@@ -129,7 +129,7 @@ CONNECT_AUDIT = """
 import sys
 from pathlib import Path
 from reconcile.spark import run
-from reconcile.spark.kernel import Job
+from reconcile.spark.kernel import Job, work_dir
 from reconcile.spark.session import connect_session
 
 remote = connect_session("local[2]")
@@ -391,3 +391,19 @@ def test_scope_problems_merge_in_validation_order() -> None:
     ]
     assert merged[2].examples == ({"file": "x", "row": 0}, {"file": "x", "row": 9})
     assert merged[3].message == "(scope_id, page_id) must be unique: 3 value(s)"
+
+
+def test_tasks_lay_out_under_the_executors_local_dirs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No Spark needed: a task's folder goes where Spark or YARN keeps local files."""
+    for name in ("RECONCILE_TEMP_DIR", "SPARK_LOCAL_DIRS", "LOCAL_DIRS"):
+        monkeypatch.delenv(name, raising=False)
+    assert work_dir() is None
+    monkeypatch.setenv("LOCAL_DIRS", f"{tmp_path},/elsewhere")
+    assert work_dir() == str(tmp_path)
+    (tmp_path / "spark").mkdir()
+    monkeypatch.setenv("SPARK_LOCAL_DIRS", str(tmp_path / "spark"))
+    assert work_dir() == str(tmp_path / "spark")
+    monkeypatch.setenv("RECONCILE_TEMP_DIR", str(tmp_path / "missing"))
+    assert work_dir() == str(tmp_path / "spark")

@@ -12,6 +12,7 @@ kernel's type hints to choose its iterator form.
 """
 
 import json
+import os
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -193,6 +194,18 @@ def evaluate(laid: ScopeFiles, job: Job) -> dict[str, bytes]:
     return out
 
 
+def work_dir() -> str | None:
+    """Where a task lays its rows out: RECONCILE_TEMP_DIR, else the executor's local
+    directories as Spark (SPARK_LOCAL_DIRS) or YARN (LOCAL_DIRS) give them, else the
+    system's temporary directory (None)."""
+    for name in ("RECONCILE_TEMP_DIR", "SPARK_LOCAL_DIRS", "LOCAL_DIRS"):
+        value = os.environ.get(name, "")
+        first = value.split(",")[0].strip()
+        if first and Path(first).is_dir():
+            return first
+    return None
+
+
 Grouped = Callable[[tuple[pa.Scalar, ...], Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 
 
@@ -206,7 +219,7 @@ def _grouped(
         key: tuple[pa.Scalar, ...], batches: Iterator[pa.RecordBatch]
     ) -> Iterator[pa.RecordBatch]:
         scope = key[0].as_py() if hasattr(key[0], "as_py") else key[0]
-        with tempfile.TemporaryDirectory(prefix="reconcile-task-") as folder:
+        with tempfile.TemporaryDirectory(prefix="reconcile-task-", dir=work_dir()) as folder:
             rows = work(scope, lay_out(Path(folder), batches, job))
         yield pa.RecordBatch.from_pylist(rows, schema=schema)
 
