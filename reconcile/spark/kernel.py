@@ -1,14 +1,20 @@
-"""The scope kernel: one scope's rows, laid out as a log set, through the engine.
+"""The Spark engine's tasks: rows laid out as a log set, through the engine.
 
-Runs in a Spark task (``applyInArrow`` grouped by scope). The pieces of the scope
-are written back as Parquet files under their own names, below a temporary folder
-on the executor, so that discovery, normalization, validation and every named
-step see exactly what the DuckDB engine sees in the whole log set, restricted to
-the scope. A table the log set has but the scope has no rows of gets an empty file
-with its schema. The outputs go back to the driver as Arrow IPC blobs.
+Each task (an ``applyInArrow`` function, grouped by scope, or by scope and bucket of
+partitions) writes the pieces it is given back as Parquet files under their own
+names, below a folder on the executor's local disk, so that discovery,
+normalization, validation and every named step see exactly what the DuckDB engine
+sees in the whole log set, restricted to those rows. A table the log set has but the
+task has no rows of gets an empty file with its schema. Three kinds of task:
 
-This module has no ``from __future__ import annotations``: Spark reads the
-kernel's type hints to choose its iterator form.
+* :func:`scopes_kernel`: a scope's ``rc_scopes``, from its checkpoints and scopes rows;
+* :func:`bucket_kernel`: the partition phase of a bucket of a scope's partitions;
+  its tables go on to the scope's task as pieces (``PRESET``);
+* :func:`scope_kernel`: the scope's validation, and the command on the scope with
+  the buckets' tables taken as given; its outputs go to the driver as IPC blobs.
+
+This module has no ``from __future__ import annotations``: Spark reads the tasks'
+type hints to choose its iterator form.
 """
 
 import json
@@ -36,13 +42,13 @@ OUTPUTS_ARROW = pa.schema(
     [("scope_id", pa.string()), ("output", pa.string()), ("blob", pa.binary())]
 )
 
-COMMANDS = ("validate", "watermarks", "frontiers", "audit")
 FRAMES = ("watermarks", "frontiers", "frontier_history", "findings", "timelines")
 
 
 @dataclass(frozen=True)
 class Job:
-    """What every scope task is asked, and the whole log set's facts it needs."""
+    """What every task is asked (command: validate, watermarks, frontiers or audit),
+    and the whole log set's facts it needs."""
 
     command: str
     # every table of the log set: (a file name of it, its schema as an empty IPC table)
