@@ -41,6 +41,7 @@ from reconcile.spark.kernel import Job, work_dir
 from reconcile.spark.listing import local_sources
 from reconcile.spark.merge import merge_problems
 from reconcile.spark.run import SparkEngine
+from reconcile.spark.scatter import SourceFile, end_ns, from_ipc, pieces
 from reconcile.spark.session import spark_session
 from reconcile.validate import validate_logset
 
@@ -407,3 +408,32 @@ def test_tasks_lay_out_under_the_executors_local_dirs(
     assert work_dir() == str(tmp_path / "spark")
     monkeypatch.setenv("RECONCILE_TEMP_DIR", str(tmp_path / "missing"))
     assert work_dir() == str(tmp_path / "spark")
+
+
+def test_pieces_route_rows_by_scope_and_bucket_without_spark(tmp_path: Path) -> None:
+    """No Spark needed. A scope_id that is not text sends the whole file to the task
+    of rows without a scope (whose validation reports it); the end of the log is
+    exact in any unit, seconds far from 1970 included."""
+    table = pa.table(
+        {
+            "scope_id": pa.array(["a", "b", "a", None]).dictionary_encode(),
+            "partition_id": ["p1", "p2", "p1", "p3"],
+            "recorded_at": pa.array([0, 5_000_000_000, 2, 1], pa.timestamp("s")),
+        }
+    )
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    source = SourceFile("receipts", "receipts.parquet", "file:///x/receipts.parquet")
+    found = list(pieces(source, sink.getvalue().to_pybytes(), buckets=2))
+    rows = {(p["scope_id"], p["bucket"]): from_ipc(p["blob"])["__source_row"].to_pylist()
+            for p in found}  # fmt: skip
+    assert sorted(r for rs in rows.values() for r in rs) == [0, 1, 2, 3]
+    assert {scope for scope, _ in rows} == {"a", "b", None}
+    assert [r for (scope, _), rs in rows.items() if scope == "a" for r in rs] == [0, 2]
+    assert end_ns(source, table) == 5_000_000_000 * 1_000_000_000
+
+    numbers = table.set_column(0, "scope_id", pa.array([1, 2, 1, 2]))
+    sink = pa.BufferOutputStream()
+    pq.write_table(numbers, sink)
+    found = list(pieces(source, sink.getvalue().to_pybytes()))
+    assert [(p["scope_id"], from_ipc(p["blob"]).num_rows) for p in found] == [(None, 4)]

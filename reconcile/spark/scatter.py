@@ -21,6 +21,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from reconcile.logset.arrow_types import Kind, kind_of
+
 # The timestamp column of each table that the end of the log set reads
 # (sql/end_of_log.sql): the latest of them all.
 END_COLUMNS: dict[str, str] = {
@@ -33,6 +35,8 @@ END_COLUMNS: dict[str, str] = {
 }
 
 SOURCE_ROW = "__source_row"
+
+_NS_PER = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 
 PIECES_SCHEMA = "scope_id string, relpath string, blob binary"
 BUCKETED_SCHEMA = "scope_id string, bucket long, relpath string, blob binary"
@@ -76,10 +80,15 @@ def _scope_keys(source: SourceFile, table: pa.Table) -> pa.Array | str | None:
         return source.hive["scope_id"]
     if "scope_id" not in table.column_names:
         return None
-    try:
-        return pc.cast(table.column("scope_id"), pa.string()).combine_chunks()
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+    return _as_text(table.column("scope_id"))
+
+
+def _as_text(column: pa.ChunkedArray) -> pa.Array | None:
+    """A string column (plain, large, view or dictionary) as plain strings; None for
+    any other type, which validation reports as the file's problem."""
+    if kind_of(column.type) is not Kind.STRING:
         return None
+    return pc.cast(column, pa.string()).combine_chunks()
 
 
 def end_ns(source: SourceFile, table: pa.Table | pa.RecordBatch) -> int | None:
@@ -91,12 +100,10 @@ def end_ns(source: SourceFile, table: pa.Table | pa.RecordBatch) -> int | None:
     column = table.column(name)
     if not pa.types.is_timestamp(column.type):
         return None
-    try:
-        nanos = pc.cast(column, pa.timestamp("ns", column.type.tz))
-    except pa.ArrowInvalid:
-        return None
-    latest = pc.max(pc.cast(nanos, pa.int64())).as_py()
-    return int(latest) if latest is not None else None
+    # the maximum in the column's own unit, then to ns in Python's integers: exact,
+    # and no overflow for seconds far from 1970
+    latest = pc.max(pc.cast(column, pa.int64())).as_py()
+    return None if latest is None else int(latest) * _NS_PER[column.type.unit]
 
 
 def _split(source: SourceFile, rows: pa.Table) -> Iterator[tuple[str | None, pa.Table]]:
@@ -116,16 +123,14 @@ def _buckets(source: SourceFile, rows: pa.Table, buckets: int) -> Iterator[tuple
     that reads as text go to bucket 0."""
     if "partition_id" in source.hive:
         values = pl.Series([source.hive["partition_id"]] * rows.num_rows, dtype=pl.String)
-    elif "partition_id" in rows.column_names:
-        try:
-            text = pc.cast(rows.column("partition_id"), pa.string())
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+    else:
+        text = (
+            _as_text(rows.column("partition_id")) if "partition_id" in rows.column_names else None
+        )
+        if text is None:
             yield 0, rows
             return
-        values = pl.Series(text.combine_chunks())
-    else:
-        yield 0, rows
-        return
+        values = pl.Series(text)
     numbers = (values.hash(seed=1) % buckets).fill_null(0).cast(pl.Int64).to_arrow()
     for bucket in pc.unique(numbers).to_pylist():
         yield int(bucket), rows.filter(pc.equal(numbers, bucket))
