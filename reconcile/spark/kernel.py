@@ -254,14 +254,17 @@ def partition_phase(laid: ScopeFiles, job: Job, scopes: bytes | None) -> dict[st
         return {PRESET + name: to_ipc(t) for name, t in analysis.partition_phase().items()}
 
 
-def bucket_kernel(job: Job, scopes: Mapping[str, bytes]) -> Grouped:
+def bucket_kernel(job: Job, scopes: Mapping[Any, tuple[str, bytes]]) -> Grouped:
     """A bucket's task, grouped by scope and bucket: the partition phase, as pieces
-    for the scope's task. A failure (on input the scope's validation will report) is
-    passed on, not raised."""
+    for the scope's task. ``scopes``: each scope's rc_scopes (or FAILED and why). A
+    failure (on input the scope's validation will report) is passed on, not raised."""
 
     def work(scope: Any, laid: ScopeFiles) -> list[dict[str, Any]]:
+        kind, blob = scopes.get(scope, ("rc_scopes", b""))
         try:
-            outputs = partition_phase(laid, job, scopes.get(scope))
+            if kind == FAILED:
+                raise RuntimeError(f"rc_scopes: {blob.decode()}")
+            outputs = partition_phase(laid, job, blob or None)
         except Exception as error:
             outputs = {FAILED: f"{type(error).__name__}: {error}".encode()}
         return [{"scope_id": scope, "relpath": k, "blob": v} for k, v in outputs.items()]
@@ -271,17 +274,19 @@ def bucket_kernel(job: Job, scopes: Mapping[str, bytes]) -> Grouped:
 
 def scopes_kernel(job: Job) -> Grouped:
     """A scope's rc_scopes from its checkpoints and scopes rows (the only rows it
-    depends on besides the scope's existence), grouped by scope."""
+    depends on besides the scope's existence), grouped by scope; a scope without
+    either gets none, and its buckets compute the same defaults themselves."""
 
     def work(scope: Any, laid: ScopeFiles) -> list[dict[str, Any]]:
-        blob: bytes | None
         try:
             with open_logset(laid.root, config=job.config(), validate=False) as logset:
                 analysis = Analysis(logset, _as_of(job, job.config()))
                 analysis.run(WATERMARK_STEPS[:1])
-                blob = to_ipc(analysis.con.sql("FROM rc_scopes").to_arrow_table())
-        except Exception:
-            blob = None  # invalid input: the scope's validation reports it
-        return [{"scope_id": scope, "output": "rc_scopes", "blob": blob}]
+                table = analysis.con.sql("FROM rc_scopes").to_arrow_table()
+            output, blob = "rc_scopes", to_ipc(table)
+        except Exception as error:
+            # passed on to the scope's buckets, then to its task (see bucket_kernel)
+            output, blob = FAILED, f"{type(error).__name__}: {error}".encode()
+        return [{"scope_id": scope, "output": output, "blob": blob}]
 
     return _grouped(job, OUTPUTS_ARROW, work)

@@ -141,15 +141,16 @@ class SparkEngine:
     def _buckets(self) -> int:
         """Buckets of partitions per scope: as asked; else none on one machine (a
         local master: one DuckDB per scope already uses every core, and buckets only
-        add a second pass over the rows), Spark's default parallelism on a cluster."""
+        add a second pass over the rows), Spark's default parallelism on a cluster,
+        DEFAULT_BUCKETS through Spark Connect."""
         if self.buckets is not None:
             return self.buckets
-        try:
-            if str(self.spark.conf.get("spark.master", "")).startswith("local"):
-                return 0
-            return max(1, int(self.spark.sparkContext.defaultParallelism))
-        except Exception:  # Spark Connect: no SparkContext, and the master unknown
-            return DEFAULT_BUCKETS
+        if type(self.spark).__module__.startswith("pyspark.sql.connect"):
+            return DEFAULT_BUCKETS  # Spark Connect: no SparkContext to ask
+        context = self.spark.sparkContext
+        if str(context.master).startswith("local"):
+            return 0
+        return max(1, int(context.defaultParallelism))
 
     def _scope_inputs(self, job: Job) -> DataFrame:
         """What each scope's task reads: the scope's pieces, and the partition phase
@@ -166,7 +167,9 @@ class SparkEngine:
                 .applyInArrow(scopes_kernel(job), OUTPUTS_SCHEMA)
                 .collect()
             )
-        scopes = {r["scope_id"]: bytes(r["blob"]) for r in found if r["blob"] is not None}
+        # a scope's rc_scopes, or why it could not be computed (FAILED: the scope's task
+        # reports it, unless validation explains it)
+        scopes = {r["scope_id"]: (r["output"], bytes(r["blob"])) for r in found}
         phases = (
             self.pieces(PARTITION_INPUTS, buckets)
             .groupBy("scope_id", "bucket")
