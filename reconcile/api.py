@@ -10,24 +10,32 @@ from reconcile.logset.coordinate import coordinate_columns, infer_coordinate
 from reconcile.logset.discover import discover
 from reconcile.logset.file_schemas import FileSchema, read_file_schemas
 from reconcile.logset.load import LogSet
+from reconcile.mapping import LogMapping, resolve_mapping
 from reconcile.validate import validate_logset
 
 
 def open_logset(
-    path: str | Path, *, config: EngineConfig | None = None, validate: bool = True
+    path: str | Path,
+    *,
+    config: EngineConfig | None = None,
+    validate: bool = True,
+    mapping: LogMapping | str | Path | None = None,
 ) -> LogSet:
     """Open a log set for the engine and for notebooks.
 
     With ``validate`` (the default) the log set is first checked against the
     contract, and :class:`~reconcile.errors.InvalidLogSet` raised with the full
     report when it breaks it; without, it is only read, and queries may fail on bad
-    input.
+    input. ``mapping`` (an object or a file; default: the log directory's
+    ``reconcile.toml`` when it has one) reads the user's own layout as the
+    contract's tables, as views over their files.
     """
+    chosen = resolve_mapping(path, mapping)
     if validate:
-        report = validate_logset(path, config=config)
+        report = validate_logset(path, config=config, mapping=chosen)
         if not report.ok:
             raise InvalidLogSet(report)
-    files = discover(path)
+    files = discover(path, chosen)
     schemas: dict[str, list[FileSchema]] = {}
     for name, table in files.tables.items():
         schemas[name], _ = read_file_schemas(files, table)

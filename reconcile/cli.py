@@ -33,6 +33,7 @@ from reconcile.render.tables import (
 )
 from reconcile.render.validation import render_json, render_text
 from reconcile.simulate import FAULTS, SimOptions, simulate
+from reconcile.simulate.foreign import to_foreign
 from reconcile.simulate.options import Eligibility, Evidence, Membership
 from reconcile.validate import DEFAULT_EXAMPLES, validate_logset
 
@@ -245,6 +246,14 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--page-size", type=int, default=defaults.page_size)
     simulate.add_argument("--crash-rate", type=float, default=defaults.crash_rate)
     simulate.add_argument("--finality-rate", type=float, default=defaults.finality_rate)
+    simulate.add_argument(
+        "--layout",
+        choices=["contract", "foreign"],
+        default="contract",
+        help="foreign: rewrite the log set as a user's own logs might be (other column"
+        " names, epoch-ms timestamps, other outcome spellings, two tables in one file, CSV"
+        " and JSON Lines), with the reconcile.toml mapping that reads it",
+    )
     simulate.add_argument("--force", action="store_true", help="replace OUT if it exists")
     return parser
 
@@ -385,6 +394,8 @@ def _simulate(args: argparse.Namespace) -> int:
         result = simulate(args.out, options, force=args.force, progress=progress)
     finally:
         bar.close()
+    if args.layout == "foreign":
+        to_foreign(result.path)
     rows = ", ".join(f"{name} {count:,}" for name, count in sorted(result.rows.items()))
     print(f"wrote {result.path}: {rows}")
     print(f"{result.faults} fault(s) injected; truth.json lists {result.findings} finding(s)")

@@ -16,8 +16,10 @@ class Problem:
 
     ``files`` lists the files (relative to the log set) where it was found, and
     ``failing_rows`` how many rows break it (``None`` when the problem is not about
-    rows, such as an unreadable file). ``examples`` holds a few offending rows, each
-    with its ``file`` and ``row`` (0-based row number within the file) when known.
+    rows, such as an unreadable file); ``source`` is, for a table read through a
+    mapping, what the user's mapping says ``column`` comes from. ``examples`` holds a
+    few offending rows, each with its ``file`` and ``row`` (0-based row number within
+    the file) when known.
     """
 
     check: str
@@ -27,6 +29,8 @@ class Problem:
     files: tuple[str, ...] = ()
     failing_rows: int | None = None
     examples: tuple[dict[str, Any], ...] = field(default=())
+    # in a table read through a mapping: the user's column(s) behind ``column``
+    source: str | None = None
 
     @property
     def file(self) -> str | None:
@@ -39,6 +43,7 @@ class Problem:
             "file": self.file,
             "files": list(self.files),
             "column": self.column,
+            **({"source": self.source} if self.source is not None else {}),
             "check": self.check,
             "message": self.message,
             "failing_rows": self.failing_rows,

@@ -8,13 +8,18 @@ Hive write them beside data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from reconcile.errors import InputError
 from reconcile.problems import Problem
 from reconcile_schemas import TABLES
+
+if TYPE_CHECKING:
+    from reconcile.mapping.bind import MappedTable
+    from reconcile.mapping.spec import LogMapping
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,9 @@ class LogSetFiles:
     root: Path
     tables: dict[str, TableFiles]
     problems: tuple[Problem, ...]
+    # the tables read through a mapping (reconcile.mapping), by name
+    mapped: dict[str, MappedTable] = field(default_factory=dict)
+    mapping: Path | None = None
 
     def relative(self, path: str | Path) -> str:
         """A file's name as shown to users: relative to the log set."""
@@ -81,11 +89,15 @@ def _folder_files(folder: Path) -> list[Path]:
     return found
 
 
-def discover(path: str | Path) -> LogSetFiles:
+def discover(path: str | Path, mapping: LogMapping | None = None) -> LogSetFiles:
     """Find the contract tables under a log set directory.
 
+    With a ``mapping``, the tables it names are the user's files it names, read
+    through it; the others are found in the contract's layout.
+
     Raises :class:`InputError` when the directory does not exist or is not a
-    directory; a directory without tables is reported as problems, so that a
+    directory, and :class:`~reconcile.mapping.spec.MappingError` when the mapping does
+    not fit the files; a directory without tables is reported as problems, so that a
     validation run states every reason at once.
     """
     root = Path(path)
@@ -96,7 +108,16 @@ def discover(path: str | Path) -> LogSetFiles:
     root = root.resolve()
     tables: dict[str, TableFiles] = {}
     problems: list[Problem] = []
+    mapped: dict[str, MappedTable] = {}
+    if mapping is not None:
+        from reconcile.mapping.bind import bind  # noqa: PLC0415 (bind imports discovery)
+
+        mapped = bind(mapping, root)
+        for name, table in mapped.items():
+            tables[name] = TableFiles(name, root, table.files, tuple({} for _ in table.files))
     for name in TABLES:
+        if name in mapped:
+            continue
         single = root / f"{name}.parquet"
         folder = root / name
         if single.exists() and folder.is_dir():
@@ -136,4 +157,6 @@ def discover(path: str | Path) -> LogSetFiles:
                 f"<table>.parquet or <table>/ for {', '.join(TABLES)})",
             )
         )
-    return LogSetFiles(root, tables, tuple(problems))
+    return LogSetFiles(
+        root, tables, tuple(problems), mapped, mapping.path if mapping is not None else None
+    )

@@ -24,7 +24,12 @@ class FileSchema:
 def read_file_schemas(
     logset: LogSetFiles, table: TableFiles
 ) -> tuple[list[FileSchema], list[Problem]]:
-    """Each file's schema; files whose footer cannot be read become problems."""
+    """Each file's schema; files whose footer cannot be read become problems. A
+    table read through a mapping has, in each file, the types its mapped columns
+    have (the mapping was checked against the files when it was bound)."""
+    mapped = logset.mapped.get(table.name)
+    if mapped is not None:
+        return [FileSchema(path, dict(mapped.types), {}) for path in mapped.files], []
     schemas: list[FileSchema] = []
     problems: list[Problem] = []
     for path, hive in zip(table.files, table.hive, strict=True):

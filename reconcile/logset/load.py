@@ -20,6 +20,7 @@ from reconcile.errors import InputError
 from reconcile.logset.discover import LogSetFiles
 from reconcile.logset.file_schemas import FileSchema
 from reconcile.logset.normalize import duckdb_empty, duckdb_projection, polars_frame
+from reconcile.mapping.bind import mapped_relation
 from reconcile_schemas import TABLES, CoordinateType, table_schema
 
 _READ_PARQUET = (
@@ -70,8 +71,18 @@ class LogSet:
         schema = table_schema(name, self.coordinate)
         table = self.files.tables.get(name)
         schemas = self.file_schemas.get(name, [])
+        mapped = self.files.mapped.get(name)
         if table is None or not schemas:
             relation = self.con.sql(duckdb_empty(schema, self.coordinate))
+        elif mapped is not None:
+            raw = mapped_relation(self.con, mapped)
+            relation = raw.select(
+                duckdb_projection(
+                    schema,
+                    self.coordinate,
+                    dict(zip(raw.columns, (str(t) for t in raw.types), strict=True)),
+                )
+            )
         else:
             raw = self.con.sql(
                 _READ_PARQUET,
@@ -102,12 +113,18 @@ class LogSet:
         """The normalized Polars LazyFrame of a table (empty when absent)."""
         if table in self.skipped:
             raise InputError(f"table {table} of {self.path} could not be read")
+        if table in self.files.mapped:
+            return self.relation(table).pl(lazy=True)
         return polars_frame(
             table_schema(table, self.coordinate), self.coordinate, self.file_schemas.get(table, [])
         )
 
     def row_count(self, table: str) -> int:
-        """How many rows a table has, from its files' footers (no data read)."""
+        """How many rows a table has, from its files' footers (no data read; a
+        table read through a mapping is counted by DuckDB)."""
+        if table in self.files.mapped:
+            rows = self.relation(table).aggregate("count(*)").fetchall()
+            return int(rows[0][0])
         return sum(
             pq.ParquetFile(file.path).metadata.num_rows for file in self.file_schemas.get(table, [])
         )

@@ -30,7 +30,9 @@ def _files(problem: Problem) -> str:
 
 def _problem(number: int, problem: Problem) -> list[str]:
     head = [problem.table or "log set"]
-    if problem.column:
+    if problem.column and problem.source:
+        head.append(f"column {problem.column} (mapped from {problem.source})")
+    elif problem.column:
         head.append(f"column {problem.column}")
     head.append(f"check {problem.check}")
     if problem.failing_rows is not None:
@@ -46,7 +48,10 @@ def _problem(number: int, problem: Problem) -> list[str]:
 
 def render_text(report: ValidationReport) -> str:
     """A report a person reads top to bottom: what was read, then each problem."""
-    lines = [f"log set: {report.logset}", f"coordinate type: {report.coordinate}"]
+    lines = [f"log set: {report.logset}"]
+    if report.mapping is not None:
+        lines.append(f"mapping: {report.mapping}")
+    lines.append(f"coordinate type: {report.coordinate}")
     for table in report.tables:
         rows = (
             "not scanned"

@@ -16,6 +16,8 @@ from reconcile.logset.coordinate import coordinate_columns, infer_coordinate
 from reconcile.logset.discover import discover
 from reconcile.logset.file_schemas import FileSchema, read_file_schemas
 from reconcile.logset.load import LogSet
+from reconcile.mapping import LogMapping, resolve_mapping
+from reconcile.mapping.check import in_user_terms, uncovered_values
 from reconcile.problems import Problem
 from reconcile.validate.data import check_rows, check_rule, check_unique
 from reconcile.validate.report import TableRead, ValidationReport
@@ -30,13 +32,21 @@ def validate_logset(
     *,
     config: EngineConfig | None = None,
     max_examples: int = DEFAULT_EXAMPLES,
+    mapping: LogMapping | str | Path | None = None,
 ) -> ValidationReport:
     """Check a log set and report every problem found.
 
+    ``mapping`` (a :class:`~reconcile.mapping.LogMapping` or a mapping file; default:
+    the log directory's ``reconcile.toml`` when it has one) says how the user's files
+    stand for the contract's tables; problems in tables read through it name the
+    user's files and columns too.
+
     Raises :class:`~reconcile.errors.InputError` only when there is no directory to
-    read; everything else wrong with the log set is a problem in the report.
+    read, or the mapping cannot be read or does not fit the files (a
+    :class:`~reconcile.mapping.MappingError`); everything else wrong with the log set
+    is a problem in the report.
     """
-    files = discover(path)
+    files = discover(path, resolve_mapping(path, mapping))
     file_schemas: dict[str, list[FileSchema]] = {}
     read_problems: list[Problem] = []
     for name, table_files in files.tables.items():
@@ -48,8 +58,15 @@ def validate_logset(
     problems = list(structure.problems)
     rows: dict[str, int] = {}
     with Engine(config) as engine:
-        logset = LogSet(files, file_schemas, coordinate, engine, skip=structure.broken)
-        scanned = [t for t in logset.present if t not in structure.broken]
+        broken = set(structure.broken)
+        for name, mapped in files.mapped.items():
+            if name not in broken:
+                uncovered = uncovered_values(engine.con, mapped, max_examples)
+                problems.extend(uncovered)
+                # a value the map lacks reads as null: not reported again as such
+                broken.update(p.table for p in uncovered if p.table)
+        logset = LogSet(files, file_schemas, coordinate, engine, skip=frozenset(broken))
+        scanned = [t for t in logset.present if t not in broken]
         for table in scanned:
             table_problems, count = check_rows(logset, table, max_examples)
             problems.extend(table_problems)
@@ -61,18 +78,19 @@ def validate_logset(
         for rule in load_rules():
             if not rule.requires <= set(logset.present):
                 continue
-            if rule.reads & (structure.broken | unreadable):
+            if rule.reads & (broken | unreadable):
                 continue
             problems.extend(check_rule(logset, rule, max_examples))
     return ValidationReport(
         logset=str(files.root),
         coordinate=coordinate.value,
-        problems=tuple(problems),
+        problems=tuple(in_user_terms(p, files.mapped) for p in problems),
         tables=tuple(
             TableRead(name, len(files.tables[name].files), rows.get(name))
             for name in TABLES
             if name in files.tables
         ),
+        mapping=str(files.mapping) if files.mapping is not None else None,
     )
 
 

@@ -71,6 +71,17 @@ def _example_query(table: str, predicate: str, columns: Sequence[str], limit: in
 
 def unreadable_files(logset: LogSet, table: str, error: duckdb.Error) -> list[Problem]:
     """Find which files of a table fail to decode, after a scan of all failed."""
+    if table in logset.files.mapped:
+        # the mapping's conversions fail on a value, or a file of it does not read
+        files = logset.files.mapped[table].files
+        return [
+            Problem(
+                check="unreadable_table",
+                table=table,
+                files=tuple(logset.files.relative(f) for f in files[:3]),
+                message=f"cannot be read through the mapping: {error}",
+            )
+        ]
     problems = []
     for file in logset.file_schemas.get(table, []):
         try:

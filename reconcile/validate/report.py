@@ -28,6 +28,8 @@ class ValidationReport:
     coordinate: str
     problems: tuple[Problem, ...]
     tables: tuple[TableRead, ...] = field(default=())
+    # the mapping file the log set was read through, if any
+    mapping: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -44,6 +46,7 @@ class ValidationReport:
             "logset": self.logset,
             "valid": self.ok,
             "coordinate": self.coordinate,
+            **({"mapping": self.mapping} if self.mapping is not None else {}),
             "tables": [{"table": t.name, "files": t.files, "rows": t.rows} for t in self.tables],
             "problems": [p.to_dict() for p in self.problems],
         }
@@ -56,6 +59,7 @@ class ValidationReport:
                     "table": p.table,
                     "file": p.file,
                     "column": p.column,
+                    "source": p.source,
                     "check": p.check,
                     "failing_rows": p.failing_rows,
                     "message": p.message,
@@ -67,6 +71,7 @@ class ValidationReport:
                 "table": pl.String,
                 "file": pl.String,
                 "column": pl.String,
+                "source": pl.String,
                 "check": pl.String,
                 "failing_rows": pl.Int64,
                 "message": pl.String,

@@ -1,0 +1,42 @@
+"""Reading users' own logs through a mapping file (TOML) onto the contract's tables.
+
+* :func:`find_mapping` / :func:`load_mapping` read a mapping (``reconcile.toml`` in
+  the log directory by default), :func:`resolve_mapping` takes any of the forms the
+  entry points accept;
+* :mod:`reconcile.mapping.bind` checks it against the files and states each table
+  as a DuckDB relation, which the loader registers as the table's view;
+* :mod:`reconcile.mapping.suggest` writes a first mapping from the files' schemas.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reconcile.mapping.spec import (
+    MAPPING_FILE,
+    LogMapping,
+    MappingError,
+    find_mapping,
+    load_mapping,
+    parse_mapping,
+)
+
+
+def resolve_mapping(
+    logset: str | Path, mapping: LogMapping | str | Path | None
+) -> LogMapping | None:
+    """A mapping given as an object or a file, else the log directory's own."""
+    if isinstance(mapping, LogMapping):
+        return mapping
+    return find_mapping(logset, mapping)
+
+
+__all__ = [
+    "MAPPING_FILE",
+    "LogMapping",
+    "MappingError",
+    "find_mapping",
+    "load_mapping",
+    "parse_mapping",
+    "resolve_mapping",
+]

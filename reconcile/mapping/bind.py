@@ -1,0 +1,216 @@
+"""A mapping bound to the files it names: each mapped table as a DuckDB relation.
+
+Binding finds the files of each mapped table, reads their columns (Parquet footers;
+for CSV and JSON Lines, DuckDB's detection), and states every contract column as an
+SQL expression over them, checked by DuckDB: an unknown column, an expression that
+does not bind, or a conversion that does not apply to the column's type is a
+:class:`~reconcile.mapping.spec.MappingError` naming the table, the contract column
+and what the mapping says. Nothing is copied: the loader registers the mapped
+relation as the table's view, and the rows are read when a query needs them.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from reconcile.db import quote_identifier, quote_literal
+from reconcile.logset.discover import is_hidden, relative_name
+from reconcile.mapping.spec import (
+    EPOCH_UNITS,
+    EXTENSIONS,
+    ColumnSpec,
+    LogMapping,
+    MappingError,
+    TableSpec,
+)
+from reconcile.sql import load
+from reconcile_schemas import table_schema
+
+FILE = "__file"
+ROW = "file_row_number"
+_FRACTIONAL = ("FLOAT", "DOUBLE", "DECIMAL", "REAL")
+
+
+@dataclass(frozen=True)
+class MappedTable:
+    """A contract table read through the mapping: the user's files, their format,
+    and each contract column's SQL expression over the files' columns (a column in
+    neither the mapping nor the files is absent from ``expressions``)."""
+
+    spec: TableSpec
+    root: Path
+    files: tuple[Path, ...]
+    format: str
+    expressions: tuple[tuple[str, str], ...]
+    # the contract columns' types as DuckDB reads them, as Arrow types
+    types: dict[str, pa.DataType]
+
+    @property
+    def table(self) -> str:
+        return self.spec.table
+
+    def source(self, column: str) -> str:
+        """The user's words for where a contract column comes from."""
+        spec = self.spec.column(column)
+        if spec is not None:
+            return spec.label()
+        if column in dict(self.expressions):
+            return column
+        return "not mapped"
+
+
+def resolve_files(root: Path, spec: TableSpec, mapping: Path) -> tuple[tuple[Path, ...], str]:
+    """The files a table's ``files`` patterns name under ``root`` (sorted, hidden
+    ones skipped), and their format."""
+    found: dict[Path, None] = {}
+    for pattern in spec.files:
+        given = Path(pattern)
+        if given.is_absolute():
+            matches = sorted(Path(given.anchor).glob(str(given.relative_to(given.anchor))))
+        else:
+            matches = sorted(root.glob(pattern))
+        files = [m for m in matches if m.is_file() and not is_hidden(m.name)]
+        if not files:
+            raise MappingError(
+                f"mapping {mapping}: [{spec.table}] files {pattern!r} matches no file under {root}"
+            )
+        found.update(dict.fromkeys(f.resolve() for f in files))
+    paths = tuple(found)
+    if spec.format is not None:
+        return paths, spec.format
+    formats = {EXTENSIONS.get(p.suffix.lower()) for p in paths}
+    if len(formats) != 1 or None in formats:
+        names = ", ".join(sorted({p.suffix or p.name for p in paths}))
+        raise MappingError(
+            f"mapping {mapping}: [{spec.table}] cannot tell the files' format from their"
+            f' names ({names}); say format = "parquet", "csv" or "jsonl"'
+        )
+    fmt = formats.pop()
+    assert fmt is not None
+    return paths, fmt
+
+
+def reader(
+    con: duckdb.DuckDBPyConnection, files: tuple[Path, ...], fmt: str
+) -> duckdb.DuckDBPyRelation:
+    """The files' rows with every column, ``__file`` and ``file_row_number``."""
+    return con.sql(load(f"mapping/read_{fmt}"), params={"files": [str(f) for f in files]})
+
+
+def _literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return f"CAST({value} AS BIGINT)"
+    if isinstance(value, float):
+        return f"CAST({value!r} AS DOUBLE)"
+    if isinstance(value, datetime):
+        kind = "TIMESTAMPTZ" if value.tzinfo is not None else "TIMESTAMP_NS"
+        return f"CAST({quote_literal(value.isoformat())} AS {kind})"
+    if isinstance(value, date):
+        return f"CAST({quote_literal(value.isoformat())} AS DATE)"
+    return f"CAST({quote_literal(str(value))} AS VARCHAR)"
+
+
+def expression(spec: ColumnSpec, source_type: str | None) -> str:
+    """A column's SQL over the files' columns; ``source_type`` is the DuckDB type of
+    the column or expression it converts (None for a constant)."""
+    if spec.is_constant:
+        return _literal(spec.constant)
+    base = quote_identifier(spec.column) if spec.column is not None else f"({spec.sql})"
+    if spec.values:
+        cases = " ".join(
+            f"WHEN {quote_literal(key)} THEN {_literal(value)}" for key, value in spec.values
+        )
+        return f"(CASE CAST({base} AS VARCHAR) {cases} END)"
+    if spec.timestamp in EPOCH_UNITS:
+        factor = EPOCH_UNITS[spec.timestamp]
+        if source_type is not None and source_type.upper().startswith(_FRACTIONAL):
+            return f"make_timestamp_ns(CAST(round({base} * {factor}) AS BIGINT))"
+        return f"make_timestamp_ns(CAST({base} AS BIGINT) * {factor})"
+    if spec.timestamp is not None:
+        return f"strptime(CAST({base} AS VARCHAR), {quote_literal(spec.timestamp)})"
+    return base
+
+
+def _columns_hint(name: str, columns: list[str]) -> str:
+    close = difflib.get_close_matches(name, columns, n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return f"the files' columns are {', '.join(c for c in columns if c not in (FILE, ROW))}{hint}"
+
+
+def bind_table(
+    con: duckdb.DuckDBPyConnection, root: Path, spec: TableSpec, mapping: Path
+) -> MappedTable:
+    """Check a table's section against its files and state its columns as SQL."""
+    files, fmt = resolve_files(root, spec, mapping)
+    where = f"mapping {mapping}: [{spec.table}]"
+    try:
+        rows = reader(con, files, fmt)
+    except duckdb.Error as error:
+        first = relative_name(root, files[0])
+        raise MappingError(
+            f"{where} files ({first}, ...) cannot be read as {fmt}: {error}"
+        ) from None
+    columns = list(rows.columns)
+    lowered = {c.lower(): c for c in columns}
+    if spec.filter is not None:
+        try:
+            rows = rows.filter(spec.filter)
+        except duckdb.Error as error:
+            raise MappingError(f"{where} filter {spec.filter!r} does not apply: {error}") from None
+    expressions: list[tuple[str, str]] = []
+    for name in table_schema(spec.table).columns:
+        column = spec.column(name)
+        if column is None:
+            if name.lower() in lowered:
+                expressions.append((name, quote_identifier(lowered[name.lower()])))
+            continue
+        if column.column is not None and column.column.lower() not in lowered:
+            raise MappingError(
+                f"{where} {name} = {column.column!r}: no such column; "
+                + _columns_hint(column.column, columns)
+            )
+        source_type: str | None = None
+        if not column.is_constant:
+            bare = ColumnSpec(column=column.column, sql=column.sql)
+            try:
+                source_type = str(rows.select(expression(bare, None)).types[0])
+            except duckdb.Error as error:
+                raise MappingError(f"{where} {name} = {column.label()}: {error}") from None
+        sql = expression(column, source_type)
+        try:
+            rows.select(sql)
+        except duckdb.Error as error:
+            raise MappingError(
+                f"{where} {name} = {column.label()}: cannot convert {source_type or 'it'}: {error}"
+            ) from None
+        expressions.append((name, sql))
+    bound = MappedTable(spec, root, files, fmt, tuple(expressions), {})
+    arrow = mapped_relation(con, bound).limit(0).to_arrow_table().schema
+    types = {name: arrow.field(name).type for name, _ in expressions}
+    return MappedTable(spec, root, files, fmt, tuple(expressions), types)
+
+
+def mapped_relation(con: duckdb.DuckDBPyConnection, table: MappedTable) -> duckdb.DuckDBPyRelation:
+    """The table's rows: its contract columns (those it maps), ``__file`` and
+    ``file_row_number`` (the row's number in the user's file)."""
+    rows = reader(con, table.files, table.format)
+    if table.spec.filter is not None:
+        rows = rows.filter(table.spec.filter)
+    items = [f"{sql} AS {quote_identifier(name)}" for name, sql in table.expressions]
+    items += [quote_identifier(FILE), quote_identifier(ROW)]
+    return rows.select(", ".join(items))
+
+
+def bind(mapping: LogMapping, root: Path) -> dict[str, MappedTable]:
+    """Every table of a mapping, bound to its files under ``root``."""
+    with duckdb.connect(":memory:") as con:
+        return {spec.table: bind_table(con, root, spec, mapping.path) for spec in mapping.tables}

@@ -1,0 +1,168 @@
+"""A log set rewritten in a foreign layout, with the mapping that reads it back.
+
+What a user's own logs tend to look like: other column names, timestamps as epoch
+milliseconds, other spellings of the outcomes, checkpoints and pages in one file told
+apart by a ``kind`` column, the snapshot as CSV and the published frontiers as JSON
+Lines. The tables a system rarely writes itself (scopes, snapshot_bounds, epochs,
+members) stay in the contract's layout beside them.
+
+Epoch milliseconds keep less than the simulator's microseconds: :func:`floor_to_ms`
+gives the contract log set that the foreign one stands for exactly (every timestamp
+floored to the millisecond), and the audit of one equals the audit of the other
+(``tests/test_mapping.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from reconcile.mapping.spec import MAPPING_FILE, ColumnSpec, TableSpec
+from reconcile.mapping.toml_text import mapping_text, table_text
+
+CHECKPOINTS = {
+    "scope_id": "stream",
+    "partition_id": "shard",
+    "attempt_id": "run",
+    "owner_epoch": "lease_epoch",
+    "expected_generation": "expected_gen",
+    "generation": "gen",
+    "page_id": "page",
+    "watermark": "wm",
+    "watermark_inclusive": "wm_inclusive",
+    "watermark_event_id": "wm_event_id",
+}
+PAGES = {
+    "scope_id": "stream",
+    "partition_id": "shard",
+    "attempt_id": "run",
+    "page_id": "page",
+    "event_count": "n_events",
+    "min_position": "min_pos",
+    "max_position": "max_pos",
+}
+RECEIPTS = {
+    "scope_id": "stream",
+    "partition_id": "shard",
+    "event_id": "evt_id",
+    "position": "seq",
+    "eligibility_stable": "stable",
+    "attempt_id": "run",
+    "owner_epoch": "lease_epoch",
+    "page_id": "page",
+}
+SNAPSHOT = {
+    "scope_id": "stream",
+    "partition_id": "shard",
+    "event_id": "evt_id",
+    "position": "seq",
+    "eligibility_stable": "stable",
+}
+PUBLISHED = {"scope_id": "stream"}
+# (contract column, foreign column) of the timestamps, as epoch milliseconds
+TIMES = {
+    "checkpoints": ("written_at", "ts_ms"),
+    "pages": ("fetched_at", "ts_ms"),
+    "receipts": ("recorded_at", "recorded_ms"),
+    "snapshot": ("visible_at", "visible_ms"),
+    "published": ("published_at", "published_ms"),
+}
+CAS = {"won": "OK", "lost": "CONFLICT"}
+OUTCOMES = {"committed": "OK", "failed": "ERR", "dead_lettered": "DLQ", "ineligible": "SKIP"}
+# the foreign files: file name -> the contract tables in it
+FILES = {
+    "progress.parquet": ("checkpoints", "pages"),
+    "events.parquet": ("receipts",),
+    "listing.csv": ("snapshot",),
+    "published.jsonl": ("published",),
+}
+RENAMES = {
+    "checkpoints": CHECKPOINTS,
+    "pages": PAGES,
+    "receipts": RECEIPTS,
+    "snapshot": SNAPSHOT,
+    "published": PUBLISHED,
+}
+VALUE_MAPS = {
+    ("checkpoints", "cas_result"): ("cas", CAS),
+    ("receipts", "outcome"): ("status", OUTCOMES),
+}
+KINDS = {"checkpoints": "checkpoint", "pages": "page"}
+
+
+def floor_to_ms(folder: Path) -> None:
+    """Floor every timestamp of a contract log set's top-level tables to the ms."""
+    for path in sorted(folder.glob("*.parquet")):
+        frame = pl.read_parquet(path)
+        stamps = [n for n, t in frame.schema.items() if isinstance(t, pl.Datetime)]
+        if stamps:
+            frame = frame.with_columns(pl.col(n).dt.truncate("1ms") for n in stamps)
+            frame.write_parquet(path)
+
+
+def _foreign(table: str, frame: pl.DataFrame) -> pl.DataFrame:
+    """A contract table's rows in the foreign layout's columns."""
+    renames = RENAMES[table]
+    time_column, ms_column = TIMES[table]
+    columns = [pl.col(n).alias(renames.get(n, n)) for n in frame.columns if n != time_column]
+    columns.append(pl.col(time_column).dt.epoch("ms").alias(ms_column))
+    for (owner, column), (foreign, values) in VALUE_MAPS.items():
+        if owner == table:
+            index = [c.meta.output_name() for c in columns].index(column)
+            columns[index] = pl.col(column).replace_strict(values).alias(foreign)
+    if table in KINDS:
+        columns.insert(0, pl.lit(KINDS[table]).alias("kind"))
+    return frame.select(columns)
+
+
+def _spec(table: str, file: str, columns: list[str]) -> TableSpec:
+    """The mapping's section that reads a table back from its foreign file."""
+    renames = RENAMES[table]
+    specs: list[tuple[str, ColumnSpec]] = []
+    time_column, ms_column = TIMES[table]
+    for name in columns:
+        if (table, name) in VALUE_MAPS:
+            foreign, values = VALUE_MAPS[(table, name)]
+            spec = ColumnSpec(column=foreign, values=tuple((v, k) for k, v in values.items()))
+        elif name == time_column:
+            spec = ColumnSpec(column=ms_column, timestamp="epoch_ms")
+        elif name in renames:
+            spec = ColumnSpec(column=renames[name])
+        else:
+            continue
+        specs.append((name, spec))
+    condition = f"kind = '{KINDS[table]}'" if table in KINDS else None
+    return TableSpec(table, (file,), None, condition, tuple(specs))
+
+
+def to_foreign(folder: Path) -> None:
+    """Rewrite a contract log set in place in the foreign layout, with its mapping
+    (``reconcile.toml``); its timestamps are floored to the millisecond first."""
+    floor_to_ms(folder)
+    sections: list[str] = []
+    for file, tables in FILES.items():
+        frames = []
+        for table in tables:
+            source = folder / f"{table}.parquet"
+            if not source.exists():
+                continue
+            frame = pl.read_parquet(source)
+            frames.append(_foreign(table, frame))
+            sections.append(table_text(_spec(table, file, frame.columns)))
+            source.unlink()
+        if not frames:
+            continue
+        rows = pl.concat(frames, how="diagonal")
+        target = folder / file
+        if file.endswith(".parquet"):
+            rows.write_parquet(target)
+        elif file.endswith(".csv"):
+            rows.write_csv(target)
+        else:
+            rows.write_ndjson(target)
+    header = (
+        "How this folder's logs read as the reconciler's contract tables.",
+        "scopes, snapshot_bounds, epochs and members are in the contract's own layout.",
+    )
+    (folder / MAPPING_FILE).write_text(mapping_text(sections, header), encoding="utf-8")
