@@ -22,6 +22,8 @@ from reconcile.audit.report import check_target, write_report
 from reconcile.db import EngineConfig
 from reconcile.engine import Analysis, watermarks
 from reconcile.errors import InputError, InvalidLogSet, ReconcileError, UsageError
+from reconcile.mapping.spec import default_mapping_file
+from reconcile.mapping.suggest import suggest_mapping
 from reconcile.progress import Progress, StepClock, Steps, write_profile
 from reconcile.render.audit_text import render_audit_text
 from reconcile.render.html import render_html
@@ -59,7 +61,19 @@ def _as_of_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _mapping_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--mapping",
+        type=Path,
+        metavar="FILE",
+        help="read the log set through this mapping file (TOML: which of your files and"
+        " columns are which contract tables and columns); default: LOGSET/reconcile.toml"
+        " when there is one. Write a first one with: reconcile map suggest LOGSET",
+    )
+
+
 def _engine_options(parser: argparse.ArgumentParser) -> None:
+    _mapping_option(parser)
     group = parser.add_argument_group("engine")
     group.add_argument(
         "--memory-limit",
@@ -205,6 +219,32 @@ def build_parser() -> argparse.ArgumentParser:
     front.add_argument("--json", action="store_true", help="print the rows as JSON")
     _engine_options(front)
 
+    mapping = commands.add_parser(
+        "map",
+        help="mapping files: read your own logs as the contract's tables",
+        description="Mapping files (TOML) say which of your files and columns are which"
+        " contract tables and columns; every command reads LOGSET/reconcile.toml, or the"
+        " file --mapping names.",
+    )
+    mapping_commands = mapping.add_subparsers(dest="map_command", required=True, metavar="ACTION")
+    suggest = mapping_commands.add_parser(
+        "suggest",
+        help="write a first mapping from the files' schemas",
+        description="Read the schemas of the files under LOGSET (Parquet, CSV, JSON Lines)"
+        " and write a first mapping: each file matched to the table its columns resemble"
+        " most (one section per table, with a filter, where a kind column tells tables"
+        " apart), each contract column to the closest column by name, timestamp"
+        " conversions, value maps; what it could not match is said in comments.",
+    )
+    suggest.add_argument("logset", metavar="LOGSET", help="the folder of your log files")
+    suggest.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE",
+        help="write the mapping here (default: print it); e.g. LOGSET/reconcile.toml",
+    )
+    suggest.add_argument("--force", action="store_true", help="replace FILE if it exists")
+
     simulate = commands.add_parser(
         "simulate",
         help="write a simulated ingestion log set, with faults and their truth",
@@ -289,6 +329,11 @@ def _on_spark(args: argparse.Namespace, command: str, **extra: Any) -> Any:
         memory_limit=args.memory_limit,
         threads=args.threads,
     )
+    if args.mapping is not None or default_mapping_file(args.logset) is not None:
+        raise UsageError(
+            "the Spark engine reads log sets in the contract's layout only; a mapping"
+            f" ({args.mapping or default_mapping_file(args.logset)}) needs --engine duckdb"
+        )
     engine = _spark(args)
     try:
         return getattr(run, command)(engine, job, **extra)
@@ -300,7 +345,12 @@ def _validate(args: argparse.Namespace) -> int:
     if args.engine == "spark":
         report = _on_spark(args, "validate")
     else:
-        report = validate_logset(args.logset, config=_config(args), max_examples=args.max_examples)
+        report = validate_logset(
+            args.logset,
+            config=_config(args),
+            max_examples=args.max_examples,
+            mapping=args.mapping,
+        )
     print(render_json(report) if args.json else render_text(report))
     return EXIT_OK if report.ok else EXIT_INVALID
 
@@ -309,7 +359,7 @@ def _watermarks(args: argparse.Namespace) -> int:
     if args.engine == "spark":
         frame = _on_spark(args, "watermarks")
     else:
-        with open_logset(args.logset, config=_config(args)) as logset:
+        with open_logset(args.logset, config=_config(args), mapping=args.mapping) as logset:
             frame = watermarks(logset, as_of=args.as_of)
     print(render_watermarks_json(frame) if args.json else render_watermarks_text(frame))
     return EXIT_OK
@@ -339,7 +389,7 @@ def _audit(args: argparse.Namespace) -> int:
             result = _on_spark(args, "audit", step=clock.step)
         else:
             clock.step("validate")
-            with open_logset(args.logset, config=_config(args)) as logset:
+            with open_logset(args.logset, config=_config(args), mapping=args.mapping) as logset:
                 result = audit(
                     logset,
                     as_of=args.as_of,
@@ -361,7 +411,7 @@ def _frontier(args: argparse.Namespace) -> int:
     if args.engine == "spark":
         frame = _on_spark(args, "frontiers")
     else:
-        with open_logset(args.logset, config=_config(args)) as logset:
+        with open_logset(args.logset, config=_config(args), mapping=args.mapping) as logset:
             frame = Analysis(logset, args.as_of).frontiers()
     if args.basis:
         frame = frame.filter(pl.col("basis") == args.basis)
@@ -402,6 +452,23 @@ def _simulate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _map(args: argparse.Namespace) -> int:
+    folder = Path(args.logset)
+    if not folder.is_dir():
+        raise InputError(f"log set {folder}: no such directory")
+    if args.out is not None and args.out.exists() and not args.force:
+        raise UsageError(f"{args.out} exists: pass --force to replace it")
+    text = suggest_mapping(folder)
+    if args.out is None:
+        print(text, end="")
+        return EXIT_OK
+    temporary = args.out.with_name(f".{args.out.name}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(args.out)
+    print(f"wrote {args.out}: check it, then run reconcile validate {folder}", file=sys.stderr)
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -415,6 +482,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _frontier(args)
         if args.command == "audit":
             return _audit(args)
+        if args.command == "map":
+            return _map(args)
         raise UsageError(f"unknown command {args.command}")
     except InvalidLogSet as error:
         print(render_text(error.report), file=sys.stderr)

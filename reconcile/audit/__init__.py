@@ -129,7 +129,14 @@ def _inputs(logset: LogSet) -> dict[str, Any]:
         name: {"files": len(logset.files.tables[name].files), "rows": logset.row_count(name)}
         for name in logset.present
     }
-    return {"logset": str(logset.path), "coordinate": logset.coordinate.value, "tables": tables}
+    inputs: dict[str, Any] = {
+        "logset": str(logset.path),
+        "coordinate": logset.coordinate.value,
+        "tables": tables,
+    }
+    if logset.files.mapping is not None:
+        inputs["mapping"] = str(logset.files.mapping)
+    return inputs
 
 
 __all__ = ["AuditResult", "AuditSettings", "audit"]

@@ -43,7 +43,6 @@ EXTENSIONS = {
     ".tsv": "csv",
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
-    ".json": "jsonl",
 }
 # epoch units: nanoseconds per unit
 EPOCH_UNITS = {"epoch_s": 1_000_000_000, "epoch_ms": 1_000_000, "epoch_us": 1_000, "epoch_ns": 1}
@@ -238,10 +237,16 @@ def load_mapping(path: str | Path) -> LogMapping:
     return parse_mapping(text, where)
 
 
+def default_mapping_file(logset: str | Path) -> Path | None:
+    """The log directory's own ``reconcile.toml``, when it has one."""
+    default = Path(logset) / MAPPING_FILE
+    return default if default.is_file() else None
+
+
 def find_mapping(logset: str | Path, explicit: str | Path | None = None) -> LogMapping | None:
     """The mapping for a log set: ``explicit`` when given, else ``reconcile.toml`` in
     the log directory when there is one, else None (the contract's own layout)."""
     if explicit is not None:
         return load_mapping(explicit)
-    default = Path(logset) / MAPPING_FILE
-    return load_mapping(default) if default.is_file() else None
+    default = default_mapping_file(logset)
+    return load_mapping(default) if default is not None else None

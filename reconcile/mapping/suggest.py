@@ -1,0 +1,508 @@
+"""``reconcile map suggest``: a first mapping, from the files' own schemas.
+
+The files under the log directory (Parquet, CSV, JSON Lines; a folder of files of one
+format is one source) are read for their columns and a few facts (DuckDB; no more
+than a column's distinct values or its largest value). Each source is matched to the
+contract table whose columns its own resemble most; a source holding several tables
+told apart by a column (``kind``, ``type``, ...) whose values name tables gets a
+section per table, with a filter. Each contract column is matched to the closest
+column by name (exact, known synonyms, abbreviations, shared words); timestamps
+stored as numbers get the epoch unit their name or size says, text timestamps a
+format that reads them; enumerations get a value map, guessed where the spellings
+are known and marked ``"?"`` where not. What could not be matched is said in
+comments. Files already in the contract's layout are left to it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from reconcile.db import quote_identifier, quote_literal
+from reconcile.logset.discover import is_hidden
+from reconcile.mapping.bind import FILE, ROW, reader
+from reconcile.mapping.spec import EXTENSIONS, MAPPING_FILE, ColumnSpec, TableSpec
+from reconcile.mapping.toml_text import mapping_text, table_text
+from reconcile_schemas import (
+    REQUIRED_TABLES,
+    ROW_TIME,
+    TABLES,
+    Logical,
+    logical_type,
+    table_schema,
+)
+
+# Other names users give the contract's columns (normalized: lower case, words
+# joined by "_").
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "scope_id": ("stream", "stream_id", "scope", "stream_name", "source", "source_id"),
+    "partition_id": ("shard", "shard_id", "partition", "part", "partition_key", "split"),
+    "attempt_id": ("run", "run_id", "attempt", "worker_run", "worker_run_id", "job_run_id"),
+    "owner_epoch": ("lease_epoch", "lease", "fencing_token", "owner_generation", "lease_id"),
+    "cas_result": ("cas", "cas_status", "cas_outcome", "result", "write_result"),
+    "position": ("seq", "sequence", "seq_no", "sequence_number", "offset", "pos", "sort_key"),
+    "outcome": ("status", "result", "disposition", "state"),
+    "event_count": ("count", "events", "n_events", "num_events", "size", "page_size"),
+    "resume_token": ("token", "cursor", "resume_cursor"),
+    "request_token": ("request_cursor", "page_token", "token_in"),
+    "next_token": ("next_cursor", "next_page_token", "token_out"),
+    "watermark": ("high_watermark", "hwm", "checkpoint"),
+}
+# Abbreviations of words in column names.
+WORDS = {
+    "pos": "position",
+    "gen": "generation",
+    "evt": "event",
+    "ev": "event",
+    "wm": "watermark",
+    "seq": "sequence",
+    "incl": "inclusive",
+    "cnt": "count",
+    "num": "count",
+    "n": "count",
+    "part": "partition",
+    "req": "request",
+    "tok": "token",
+    "ts": "time",
+    "eff": "effective",
+}
+# Words that say how a value is stored rather than what it is.
+WEAK = frozenset({"at", "id", "ms", "us", "ns", "s", "sec", "epoch", "time", "millis", "micros"})
+EPOCH_SUFFIXES = {
+    "s": "epoch_s",
+    "sec": "epoch_s",
+    "secs": "epoch_s",
+    "seconds": "epoch_s",
+    "ms": "epoch_ms",
+    "millis": "epoch_ms",
+    "us": "epoch_us",
+    "micros": "epoch_us",
+    "ns": "epoch_ns",
+    "nanos": "epoch_ns",
+}
+TIME_FORMATS = (
+    "%Y-%m-%dT%H:%M:%S.%fZ",
+    "%Y-%m-%dT%H:%M:%S.%f%z",
+    "%Y-%m-%dT%H:%M:%SZ",
+    "%Y-%m-%dT%H:%M:%S%z",
+    "%Y-%m-%dT%H:%M:%S.%f",
+    "%Y-%m-%dT%H:%M:%S",
+    "%Y-%m-%d %H:%M:%S.%f",
+    "%Y-%m-%d %H:%M:%S",
+    "%d/%m/%Y %H:%M:%S",
+    "%m/%d/%Y %H:%M:%S",
+)
+# Known spellings of the enumerations' values.
+VALUE_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "outcome": {
+        "committed": ("ok", "success", "succeeded", "done", "commit", "acked", "ack", "stored"),
+        "failed": ("err", "error", "fail", "failure", "nack", "retry"),
+        "dead_lettered": ("dlq", "dead", "dead_letter", "deadletter", "dl", "dead_lettered"),
+        "ineligible": ("skip", "skipped", "filtered", "excluded", "ignored"),
+    },
+    "cas_result": {
+        "won": ("ok", "win", "success", "applied", "succeeded", "true"),
+        "lost": ("conflict", "lose", "fail", "failed", "rejected", "stale", "false"),
+    },
+    "role": {"member": ("active", "owner"), "retiring": ("retired", "leaving", "draining")},
+    "domain": {"discrete": ("int", "integer"), "dense": ("time", "continuous")},
+    "kind": {"scalar": ("single", "min"), "vector": ("per_partition", "map")},
+}
+DISCRIMINATORS = ("kind", "type", "table", "record_type", "entry_type", "log_type", "record")
+MIN_SCORE = 0.6
+
+
+@dataclass
+class Source:
+    """Files read as one: a file, or a folder's files of one format."""
+
+    pattern: str
+    format: str
+    files: tuple[Path, ...]
+    columns: dict[str, str] = field(default_factory=dict)  # name -> DuckDB type
+
+
+@dataclass
+class Suggestion:
+    """A table's suggested section and what to say about it."""
+
+    spec: TableSpec
+    score: float
+    notes: list[str] = field(default_factory=list)
+    column_notes: dict[str, str] = field(default_factory=dict)
+
+
+def words(name: str) -> tuple[str, ...]:
+    """A column name's words: lower case, camelCase and punctuation split, known
+    abbreviations spelled out, plurals made singular."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    found = []
+    for part in re.split(r"[^A-Za-z0-9]+", spaced.lower()):
+        if not part:
+            continue
+        word = WORDS.get(part, part)
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        found.append(word)
+    return tuple(found)
+
+
+def similarity(contract: str, column: str) -> float:
+    """How much a user's column name looks like a contract column's (0 to 1)."""
+    norm = "_".join(re.split(r"[^a-z0-9]+", column.lower())).strip("_")
+    if norm == contract:
+        return 1.0
+    if norm in SYNONYMS.get(contract, ()):
+        return 0.95
+    ours, theirs = words(contract), words(column)
+    if ours == theirs:
+        return 0.92
+    strong_ours = set(ours) - WEAK
+    strong_theirs = set(theirs) - WEAK
+    if strong_ours and strong_ours == strong_theirs:
+        return 0.9
+    if strong_theirs and strong_theirs < strong_ours:
+        return 0.5 + 0.3 * len(strong_theirs) / len(strong_ours)
+    return 0.8 * difflib.SequenceMatcher(None, contract, norm).ratio() - 0.1
+
+
+def _sources(root: Path) -> list[Source]:
+    """The candidate files under ``root``: top-level files one by one, and each
+    folder's files of one format as one source."""
+    grouped: dict[tuple[str, str], list[Path]] = {}
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        fmt = EXTENSIONS.get(path.suffix.lower())
+        if fmt is None or not path.is_file() or any(is_hidden(p) for p in relative.parts):
+            continue
+        if path.name == MAPPING_FILE:
+            continue
+        top = relative.parts[0] if len(relative.parts) > 1 else relative.as_posix()
+        grouped.setdefault((top, fmt), []).append(path)
+    sources = []
+    for (top, fmt), files in grouped.items():
+        if len(files) == 1 and files[0].relative_to(root).as_posix() == top:
+            pattern = top
+        else:
+            suffixes = sorted({f.suffix for f in files})
+            tail = f"*{suffixes[0]}" if len(suffixes) == 1 else "*"
+            pattern = f"{top}/**/{tail}"
+        sources.append(Source(pattern, fmt, tuple(files)))
+    return sources
+
+
+def _in_contract_layout(source: Source) -> bool:
+    """A file or folder already named and shaped as a contract table."""
+    stem = source.pattern.split("/")[0].removesuffix(".parquet")
+    if source.format != "parquet" or stem not in TABLES:
+        return False
+    required = [n for n, c in table_schema(stem).columns.items() if not c.nullable]
+    return all(n in source.columns for n in required)
+
+
+def _match_columns(
+    table: str, columns: dict[str, str], used_only: set[str] | None = None
+) -> dict[str, tuple[str, float]]:
+    """Each contract column's best user column, one user column each, best first."""
+    candidates = [c for c in columns if used_only is None or c in used_only]
+    pairs = sorted(
+        (
+            (similarity(name, column), name, column)
+            for name in table_schema(table).columns
+            for column in candidates
+        ),
+        key=lambda p: -p[0],
+    )
+    chosen: dict[str, tuple[str, float]] = {}
+    taken: set[str] = set()
+    for score, name, column in pairs:
+        if score < MIN_SCORE or name in chosen or column in taken:
+            continue
+        chosen[name] = (column, score)
+        taken.add(column)
+    time_column = ROW_TIME.get(table)
+    if time_column is not None and time_column not in chosen:
+        # the one timestamp of a row: the user's one time-like column left over
+        timely = [
+            c
+            for c in candidates
+            if c not in taken
+            and (columns[c].startswith("TIMESTAMP") or set(words(c)) & {"time", "ms", "us", "ns"})
+        ]
+        if len(timely) == 1:
+            chosen[time_column] = (timely[0], 0.6)
+    return chosen
+
+
+def _score(table: str, matched: dict[str, tuple[str, float]]) -> float:
+    schema = table_schema(table).columns
+    required = [n for n, c in schema.items() if not c.nullable]
+    optional = [n for n in schema if n not in required]
+    got = sum(matched[n][1] for n in required if n in matched)
+    extra = sum(matched[n][1] for n in optional if n in matched)
+    return got / max(len(required), 1) + 0.05 * extra
+
+
+class Suggester:
+    """Reads the sources' facts through one DuckDB connection."""
+
+    def __init__(self, root: Path, con: duckdb.DuckDBPyConnection) -> None:
+        self.root = root
+        self.con = con
+
+    def rows(self, source: Source, condition: str | None = None) -> duckdb.DuckDBPyRelation:
+        rows = reader(self.con, source.files, source.format)
+        return rows.filter(condition) if condition else rows
+
+    def read_columns(self, source: Source) -> None:
+        rows = self.rows(source)
+        source.columns = {
+            c: str(t) for c, t in zip(rows.columns, rows.types, strict=True) if c not in (FILE, ROW)
+        }
+
+    def distinct(self, source: Source, column: str, condition: str | None, limit: int) -> list[Any]:
+        ident = quote_identifier(column)
+        rows = self.rows(source, condition).filter(f"{ident} IS NOT NULL")
+        found = rows.aggregate(ident, ident).order(ident).limit(limit + 1).fetchall()
+        return [r[0] for r in found]
+
+    def non_null(self, source: Source, condition: str) -> set[str]:
+        """The columns with a value in the rows a filter keeps."""
+        names = list(source.columns)
+        counts = self.rows(source, condition).aggregate(
+            ", ".join(f"count({quote_identifier(n)})" for n in names)
+        )
+        values = counts.fetchall()[0]
+        return {n for n, v in zip(names, values, strict=True) if v}
+
+    def discriminator(self, source: Source) -> tuple[str, dict[str, str]] | None:
+        """A column whose values name tables: (column, table -> value)."""
+        for column, kind in source.columns.items():
+            if column.lower() not in DISCRIMINATORS or kind != "VARCHAR":
+                continue
+            values = self.distinct(source, column, None, 20)
+            if len(values) > 20:
+                continue
+            named = {}
+            for value in values:
+                table = _table_named(str(value))
+                if table is not None and table not in named:
+                    named[table] = str(value)
+            if named:
+                return column, named
+        return None
+
+    def timestamp(
+        self, source: Source, column: str, condition: str | None
+    ) -> tuple[str | None, str]:
+        """How a column holds a time: (conversion or None, note)."""
+        kind = source.columns[column]
+        if kind.startswith(("TIMESTAMP", "DATE")):
+            return None, ""
+        if kind in ("BIGINT", "INTEGER", "HUGEINT", "UBIGINT", "DOUBLE", "FLOAT", "DECIMAL"):
+            tail = words(column)[-1] if words(column) else ""
+            raw_tail = re.split(r"[^a-z0-9]+", column.lower())[-1]
+            unit = EPOCH_SUFFIXES.get(raw_tail) or EPOCH_SUFFIXES.get(tail)
+            if unit is not None:
+                return unit, f"epoch unit from the name {column}"
+            ident = quote_identifier(column)
+            top = self.rows(source, condition).aggregate(f"max(abs({ident}))").fetchall()[0][0]
+            size = float(top or 0)
+            unit = (
+                "epoch_s"
+                if size < 1e11
+                else "epoch_ms"
+                if size < 1e14
+                else "epoch_us"
+                if size < 1e17
+                else "epoch_ns"
+            )
+            return unit, "epoch unit guessed from the size of the values: check it"
+        if kind == "VARCHAR":
+            values = self.distinct(source, column, condition, 100)
+            for fmt in TIME_FORMATS:
+                parsed = self.con.execute(
+                    "SELECT count(*) FROM unnest($v) AS t(x) WHERE try_strptime(x, $f) IS NULL",
+                    {"v": [str(v) for v in values], "f": fmt},
+                ).fetchall()[0][0]
+                if values and parsed == 0:
+                    return fmt, "format read from the values"
+            return "?", "text times in a format not recognized: give a strptime format"
+        return None, f"a {kind} column: check that it reads as a timestamp"
+
+    def values(
+        self, source: Source, table: str, contract: str, column: str, condition: str | None
+    ) -> tuple[tuple[tuple[str, Any], ...], str]:
+        """A value map for an enumeration (empty when the values are the contract's)."""
+        allowed = _allowed(table, contract)
+        found = self.distinct(source, column, condition, 50)
+        if all(str(v) in allowed for v in found):
+            return (), ""
+        pairs, unknown = [], []
+        for value in found:
+            guess = _guess_value(contract, str(value), allowed)
+            pairs.append((str(value), guess or "?"))
+            if guess is None:
+                unknown.append(str(value))
+        note = "value map guessed: check it"
+        if unknown:
+            note = f"edit the value map: {', '.join(unknown)} not recognized ({'/'.join(allowed)})"
+        return tuple(pairs), note
+
+    def section(
+        self, table: str, source: Source, condition: str | None, columns: dict[str, str]
+    ) -> Suggestion:
+        matched = _match_columns(table, columns)
+        notes: dict[str, str] = {}
+        specs: list[tuple[str, ColumnSpec]] = []
+        schema = table_schema(table).columns
+        for name, column in schema.items():
+            if name not in matched:
+                continue
+            user, score = matched[name]
+            logical = logical_type(column)
+            spec = ColumnSpec(column=user)
+            note = "" if score >= 0.9 else "matched by a similar name: check it"
+            if logical is Logical.TIMESTAMP:
+                conversion, why = self.timestamp(source, user, condition)
+                if conversion is not None:
+                    spec = ColumnSpec(column=user, timestamp=conversion)
+                    note = "; ".join(n for n in (note, why) if n)
+            elif _allowed(table, name):
+                pairs, why = self.values(source, table, name, user, condition)
+                if pairs:
+                    spec = ColumnSpec(column=user, values=pairs)
+                    note = "; ".join(n for n in (note, why) if n)
+            if user == name and spec == ColumnSpec(column=user):
+                continue  # read by its own name
+            specs.append((name, spec))
+            if note:
+                notes[name] = note
+        lines = [f"{table}: from {source.pattern}" + (f" where {condition}" if condition else "")]
+        missing = [n for n, c in schema.items() if n not in matched and not c.nullable]
+        if "scope_id" in missing:
+            specs.insert(0, ("scope_id", ColumnSpec(constant="default", is_constant=True)))
+            notes["scope_id"] = "no scope column found: one scope; name it"
+            missing.remove("scope_id")
+        if missing:
+            lines.append(f"NOT MATCHED (required): {', '.join(missing)}: map them below")
+        # a column the files have under its own name is read by it, even if empty here
+        unmatched_optional = [
+            n
+            for n, c in schema.items()
+            if n not in matched and c.nullable and n not in source.columns
+        ]
+        if unmatched_optional:
+            lines.append(f"not matched (optional, read as null): {', '.join(unmatched_optional)}")
+        used = {u for u, _ in matched.values()}
+        spare = [c for c in columns if c not in used and c != _filter_column(condition)]
+        if spare:
+            lines.append(f"your columns not used: {', '.join(spare)}")
+        spec = TableSpec(table, (source.pattern,), None, condition, tuple(specs))
+        return Suggestion(spec, _score(table, matched), lines, notes)
+
+    def suggest(self) -> tuple[list[Suggestion], list[str]]:
+        """Each table's best section, and notes on what was left."""
+        notes: list[str] = []
+        offers: list[Suggestion] = []
+        for source in _sources(self.root):
+            try:
+                self.read_columns(source)
+            except duckdb.Error as error:
+                notes.append(f"{source.pattern}: cannot be read as {source.format}: {error}")
+                continue
+            if _in_contract_layout(source):
+                notes.append(f"{source.pattern}: in the contract's layout, read as it is")
+                continue
+            split = self.discriminator(source)
+            if split is not None:
+                column, named = split
+                for table, value in named.items():
+                    condition = f"{_identifier(column)} = {quote_literal(value)}"
+                    filled = self.non_null(source, condition)
+                    columns = {c: t for c, t in source.columns.items() if c in filled}
+                    columns.pop(column, None)
+                    offers.append(self.section(table, source, condition, columns))
+                continue
+            tables = sorted(
+                (self.section(t, source, None, source.columns) for t in TABLES),
+                key=lambda s: -s.score,
+            )
+            offers.extend(tables[:3])
+        chosen: dict[str, Suggestion] = {}
+        sources_used: set[tuple[str, str | None]] = set()
+        for offer in sorted(offers, key=lambda s: -s.score):
+            where = (offer.spec.files[0], offer.spec.filter)
+            if offer.score < MIN_SCORE or offer.spec.table in chosen or where in sources_used:
+                continue
+            chosen[offer.spec.table] = offer
+            sources_used.add(where)
+        for offer in offers:
+            where = (offer.spec.files[0], offer.spec.filter)
+            if where not in sources_used:
+                sources_used.add(where)
+                notes.append(f"{where[0]}: not matched to any table")
+        return [chosen[t] for t in TABLES if t in chosen], notes
+
+
+def _identifier(name: str) -> str:
+    """A column name as SQL: bare when it is a plain lower-case word."""
+    return name if re.fullmatch(r"[a-z_][a-z0-9_]*", name) else quote_identifier(name)
+
+
+def _filter_column(condition: str | None) -> str | None:
+    if condition is None:
+        return None
+    return condition.split(" = ")[0].strip('"')
+
+
+def _table_named(value: str) -> str | None:
+    norm = re.sub(r"[^a-z0-9]+", "_", value.lower()).strip("_")
+    for table in TABLES:
+        singular = table.removesuffix("s")
+        if norm in (table, singular) or norm.replace("_", "") in (table, singular):
+            return table
+    return None
+
+
+def _allowed(table: str, column: str) -> tuple[str, ...]:
+    """An enumeration's values (empty for a column that is not one)."""
+    for check in table_schema(table).columns[column].checks:
+        if check.name == "isin":
+            return tuple(check.statistics["allowed_values"])
+    return ()
+
+
+def _guess_value(contract: str, value: str, allowed: tuple[str, ...]) -> str | None:
+    norm = re.sub(r"[^a-z0-9]+", "_", value.lower()).strip("_")
+    if norm in allowed:
+        return norm
+    for target, spellings in VALUE_WORDS.get(contract, {}).items():
+        if norm in spellings and target in allowed:
+            return target
+    close = difflib.get_close_matches(norm, allowed, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def suggest_mapping(root: str | Path) -> str:
+    """A first mapping for the files under ``root``, as TOML text with comments."""
+    folder = Path(root).resolve()
+    with duckdb.connect(":memory:") as con:
+        found, notes = Suggester(folder, con).suggest()
+    missing = sorted(REQUIRED_TABLES - {s.spec.table for s in found})
+    header = [
+        f"A first mapping of {folder}, written by `reconcile map suggest`.",
+        "Check every line marked in a comment, above all the value maps; then:",
+        "  reconcile validate LOGSET --mapping THIS_FILE",
+        "",
+        *notes,
+    ]
+    if missing:
+        header.append(f"NOT FOUND (required): {', '.join(missing)}")
+    sections = [table_text(s.spec, notes=s.notes, column_notes=s.column_notes) for s in found]
+    return mapping_text(sections, header)
