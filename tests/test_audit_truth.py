@@ -68,7 +68,8 @@ def test_fault_modes_on_timestamps(tmp_path: Path, fault: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["clean", "faults", "membership", "timestamps", "stuck", "membership-unproven"]
+    "name",
+    ["clean", "faults", "foreign", "membership", "timestamps", "stuck", "membership-unproven"],
 )
 def test_bundled_log_sets(name: str) -> None:
     check(DATA / name)

@@ -114,7 +114,8 @@ class LogSet:
         if table in self.skipped:
             raise InputError(f"table {table} of {self.path} could not be read")
         if table in self.files.mapped:
-            return self.relation(table).pl(lazy=True)
+            frame: pl.LazyFrame = self.relation(table).pl(lazy=True)
+            return frame
         return polars_frame(
             table_schema(table, self.coordinate), self.coordinate, self.file_schemas.get(table, [])
         )

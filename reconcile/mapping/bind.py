@@ -12,7 +12,8 @@ relation as the table's view, and the rows are read when a query needs them.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -31,11 +32,12 @@ from reconcile.mapping.spec import (
     TableSpec,
 )
 from reconcile.sql import load
-from reconcile_schemas import table_schema
+from reconcile_schemas import Logical, logical_type, table_schema
 
 FILE = "__file"
 ROW = "file_row_number"
 _FRACTIONAL = ("FLOAT", "DOUBLE", "DECIMAL", "REAL")
+_INTEGERS = frozenset({"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UHUGEINT"})
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,9 @@ class MappedTable:
     expressions: tuple[tuple[str, str], ...]
     # the contract columns' types as DuckDB reads them, as Arrow types
     types: dict[str, pa.DataType]
+    # CSV: each column's type (text where the contract reads text; else as detected)
+    csv_types: dict[str, str] = field(default_factory=dict)
+    delimiter: str = ","
 
     @property
     def table(self) -> str:
@@ -97,11 +102,79 @@ def resolve_files(root: Path, spec: TableSpec, mapping: Path) -> tuple[tuple[Pat
     return paths, fmt
 
 
+# the wider of two detected CSV types
+_WIDER = {frozenset({"BIGINT", "DOUBLE"}): "DOUBLE"}
+
+
+def sniff_csv(
+    con: duckdb.DuckDBPyConnection, files: tuple[Path, ...], delimiter: str = ","
+) -> dict[str, str]:
+    """The type DuckDB detects for each column of CSV files (bool, integer, float,
+    text), file by file: files of a header alone are left out, and where files differ
+    the wider type (text, unless integer and float) holds."""
+    types: dict[str, str] = {}
+    for file in files:
+        rows = con.sql(
+            load("mapping/sniff_csv"), params={"file": str(file), "delimiter": delimiter}
+        )
+        found = dict(zip(rows.columns, (str(t) for t in rows.types), strict=True))
+        if not rows.fetchall():
+            for column in found:
+                types.setdefault(column, "")
+            continue
+        for column, kind in found.items():
+            seen = types.get(column) or kind
+            types[column] = kind if seen == kind else _WIDER.get(frozenset({seen, kind}), "VARCHAR")
+    return {column: kind or "VARCHAR" for column, kind in types.items()}
+
+
 def reader(
-    con: duckdb.DuckDBPyConnection, files: tuple[Path, ...], fmt: str
+    con: duckdb.DuckDBPyConnection,
+    files: tuple[Path, ...],
+    fmt: str,
+    csv_types: Mapping[str, str] | None = None,
+    delimiter: str = ",",
 ) -> duckdb.DuckDBPyRelation:
-    """The files' rows with every column, ``__file`` and ``file_row_number``."""
-    return con.sql(load(f"mapping/read_{fmt}"), params={"files": [str(f) for f in files]})
+    """The files' rows with every column, ``__file`` and ``file_row_number``. CSV
+    columns, read as text, are cast to ``csv_types`` (default: as detected)."""
+    names = [str(f) for f in files]
+    if fmt != "csv":
+        return con.sql(load(f"mapping/read_{fmt}"), params={"files": names})
+    rows = con.sql(load("mapping/read_csv"), params={"files": names, "delimiter": delimiter})
+    types = sniff_csv(con, files, delimiter) if csv_types is None else csv_types
+    items = []
+    for column in rows.columns:
+        ident = quote_identifier(column)
+        kind = types.get(column, "VARCHAR")
+        # the type is one DuckDB named (sniff_csv), never a user's string
+        items.append(ident if kind == "VARCHAR" else f"CAST({ident} AS {kind}) AS {ident}")
+    return rows.select(", ".join(items))
+
+
+def csv_delimiter(spec: TableSpec, files: tuple[Path, ...]) -> str:
+    """The mapping's delimiter; else a tab for .tsv files, a comma for others."""
+    if spec.delimiter is not None:
+        return spec.delimiter
+    return "\t" if files and all(f.suffix.lower() == ".tsv" for f in files) else ","
+
+
+def _text_columns(spec: TableSpec, columns: list[str]) -> set[str]:
+    """The files' columns the contract reads as text: those of text columns, of value
+    maps and of text times."""
+    schema = table_schema(spec.table).columns
+    found = set()
+    for name, column in schema.items():
+        given = spec.column(name)
+        if given is None:
+            if logical_type(column) is Logical.STRING and name in columns:
+                found.add(name)
+        elif given.column is not None and (
+            given.values
+            or (given.timestamp is not None and given.timestamp not in EPOCH_UNITS)
+            or (logical_type(column) is Logical.STRING and given.timestamp is None)
+        ):
+            found.add(given.column)
+    return found
 
 
 def _literal(value: Any) -> str:
@@ -132,12 +205,25 @@ def expression(spec: ColumnSpec, source_type: str | None) -> str:
         return f"(CASE CAST({base} AS VARCHAR) {cases} END)"
     if spec.timestamp in EPOCH_UNITS:
         factor = EPOCH_UNITS[spec.timestamp]
-        if source_type is not None and source_type.upper().startswith(_FRACTIONAL):
-            return f"make_timestamp_ns(CAST(round({base} * {factor}) AS BIGINT))"
+        kind = (source_type or "").upper()
+        if kind.startswith("DECIMAL"):
+            return f"make_timestamp_ns(CAST({base} * {factor} AS BIGINT))"  # exact
+        if kind.startswith(_FRACTIONAL):
+            # a double holds an epoch in seconds to about 0.2 µs: read to the µs
+            micros = max(factor // 1000, 1)
+            scale = 1000 if factor >= 1000 else 1
+            return f"make_timestamp_ns(CAST(round({base} * {micros}) AS BIGINT) * {scale})"
         return f"make_timestamp_ns(CAST({base} AS BIGINT) * {factor})"
     if spec.timestamp is not None:
+        if source_type is not None and source_type.upper().startswith(("TIMESTAMP", "DATE")):
+            return base  # the reader read the text as a time already (JSON: ISO 8601)
         return f"strptime(CAST({base} AS VARCHAR), {quote_literal(spec.timestamp)})"
     return base
+
+
+def _numeric(duckdb_type: str | None) -> bool:
+    kind = (duckdb_type or "").upper()
+    return kind.startswith(_FRACTIONAL) or kind.endswith("INT") or kind in _INTEGERS
 
 
 def _columns_hint(name: str, columns: list[str]) -> str:
@@ -152,8 +238,15 @@ def bind_table(
     """Check a table's section against its files and state its columns as SQL."""
     files, fmt = resolve_files(root, spec, mapping)
     where = f"mapping {mapping}: [{spec.table}]"
+    csv_types: dict[str, str] = {}
+    delimiter = csv_delimiter(spec, files)
     try:
-        rows = reader(con, files, fmt)
+        rows = reader(con, files, fmt, delimiter=delimiter)
+        if fmt == "csv":
+            csv_types = sniff_csv(con, files, delimiter)
+            for text in _text_columns(spec, list(csv_types)):
+                csv_types[text] = "VARCHAR"
+            rows = reader(con, files, fmt, csv_types, delimiter)
     except duckdb.Error as error:
         first = relative_name(root, files[0])
         raise MappingError(
@@ -185,6 +278,11 @@ def bind_table(
                 source_type = str(rows.select(expression(bare, None)).types[0])
             except duckdb.Error as error:
                 raise MappingError(f"{where} {name} = {column.label()}: {error}") from None
+        if column.timestamp in EPOCH_UNITS and not _numeric(source_type):
+            raise MappingError(
+                f"{where} {name} = {column.label()}: cannot convert {source_type}: an epoch"
+                " unit needs a number; for text times give a strptime format"
+            )
         sql = expression(column, source_type)
         try:
             rows.select(sql)
@@ -193,16 +291,16 @@ def bind_table(
                 f"{where} {name} = {column.label()}: cannot convert {source_type or 'it'}: {error}"
             ) from None
         expressions.append((name, sql))
-    bound = MappedTable(spec, root, files, fmt, tuple(expressions), {})
+    bound = MappedTable(spec, root, files, fmt, tuple(expressions), {}, csv_types, delimiter)
     arrow = mapped_relation(con, bound).limit(0).to_arrow_table().schema
     types = {name: arrow.field(name).type for name, _ in expressions}
-    return MappedTable(spec, root, files, fmt, tuple(expressions), types)
+    return MappedTable(spec, root, files, fmt, tuple(expressions), types, csv_types, delimiter)
 
 
 def mapped_relation(con: duckdb.DuckDBPyConnection, table: MappedTable) -> duckdb.DuckDBPyRelation:
     """The table's rows: its contract columns (those it maps), ``__file`` and
     ``file_row_number`` (the row's number in the user's file)."""
-    rows = reader(con, table.files, table.format)
+    rows = reader(con, table.files, table.format, table.csv_types, table.delimiter)
     if table.spec.filter is not None:
         rows = rows.filter(table.spec.filter)
     items = [f"{sql} AS {quote_identifier(name)}" for name, sql in table.expressions]

@@ -6,6 +6,8 @@ the log directory is read by default; ``--mapping FILE`` names another)::
     [checkpoints]
     files = "progress/*.parquet"        # path or glob under the log directory, or a list
     format = "parquet"                  # parquet, csv or jsonl (default: the extension)
+    # delimiter = ";"                   # CSV only (default "," or a tab for .tsv);
+    #                                   # CSV files have a header row and "-quoted fields
     filter = "kind = 'checkpoint'"      # SQL over the file's columns: this table's rows
 
     [checkpoints.columns]
@@ -47,7 +49,7 @@ EXTENSIONS = {
 # epoch units: nanoseconds per unit
 EPOCH_UNITS = {"epoch_s": 1_000_000_000, "epoch_ms": 1_000_000, "epoch_us": 1_000, "epoch_ns": 1}
 
-_TABLE_KEYS = frozenset({"files", "format", "filter", "columns"})
+_TABLE_KEYS = frozenset({"files", "format", "filter", "columns", "delimiter"})
 _COLUMN_KEYS = frozenset({"column", "sql", "constant", "values", "timestamp"})
 _SCALARS = (str, int, float, bool, datetime, date)
 
@@ -91,6 +93,8 @@ class TableSpec:
     format: str | None = None
     filter: str | None = None
     columns: tuple[tuple[str, ColumnSpec], ...] = ()
+    # CSV: the field delimiter (default: a tab for .tsv files, else a comma)
+    delimiter: str | None = None
 
     def column(self, name: str) -> ColumnSpec | None:
         return dict(self.columns).get(name)
@@ -191,6 +195,9 @@ def _table(path: Path, table: str, raw: Any) -> TableSpec:
     if fmt is not None and fmt not in FORMATS:
         raise _fail(path, where, f"format {fmt!r} is not one of {', '.join(FORMATS)}")
     condition = _text(path, f"{where} filter", raw["filter"]) if "filter" in raw else None
+    delimiter = raw.get("delimiter")
+    if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1):
+        raise _fail(path, where, f"delimiter is one character, found {delimiter!r}")
     columns_raw = raw.get("columns", {})
     if not isinstance(columns_raw, dict):
         raise _fail(path, f"[{table}.columns]", "expected a table of contract column = source")
@@ -207,7 +214,7 @@ def _table(path: Path, table: str, raw: Any) -> TableSpec:
         for name in known
         if name in columns_raw
     )
-    return TableSpec(table, patterns, fmt, condition, columns)
+    return TableSpec(table, patterns, fmt, condition, columns, delimiter)
 
 
 def parse_mapping(text: str, path: Path) -> LogMapping:

@@ -43,6 +43,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "scope_id": ("stream", "stream_id", "scope", "stream_name", "source", "source_id"),
     "partition_id": ("shard", "shard_id", "partition", "part", "partition_key", "split"),
     "attempt_id": ("run", "run_id", "attempt", "worker_run", "worker_run_id", "job_run_id"),
+    "expected_generation": ("prev_gen", "prev_generation", "previous_generation", "expected"),
     "owner_epoch": ("lease_epoch", "lease", "fencing_token", "owner_generation", "lease_id"),
     "cas_result": ("cas", "cas_status", "cas_outcome", "result", "write_result"),
     "position": ("seq", "sequence", "seq_no", "sequence_number", "offset", "pos", "sort_key"),
@@ -114,7 +115,11 @@ VALUE_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
     "kind": {"scalar": ("single", "min"), "vector": ("per_partition", "map")},
 }
 DISCRIMINATORS = ("kind", "type", "table", "record_type", "entry_type", "log_type", "record")
+# a column matches from this similarity on; a source is a table's from this score on
+# (below TABLE_SCORE it is said to be a weak match)
 MIN_SCORE = 0.6
+TABLE_MIN = 0.3
+TABLE_SCORE = 0.6
 
 
 @dataclass
@@ -256,7 +261,8 @@ class Suggester:
         self.con = con
 
     def rows(self, source: Source, condition: str | None = None) -> duckdb.DuckDBPyRelation:
-        rows = reader(self.con, source.files, source.format)
+        tabs = all(f.suffix.lower() == ".tsv" for f in source.files)
+        rows = reader(self.con, source.files, source.format, delimiter="\t" if tabs else ",")
         return rows.filter(condition) if condition else rows
 
     def read_columns(self, source: Source) -> None:
@@ -403,8 +409,8 @@ class Suggester:
         spare = [c for c in columns if c not in used and c != _filter_column(condition)]
         if spare:
             lines.append(f"your columns not used: {', '.join(spare)}")
-        spec = TableSpec(table, (source.pattern,), None, condition, tuple(specs))
-        return Suggestion(spec, _score(table, matched), lines, notes)
+        section = TableSpec(table, (source.pattern,), None, condition, tuple(specs))
+        return Suggestion(section, _score(table, matched), lines, notes)
 
     def suggest(self) -> tuple[list[Suggestion], list[str]]:
         """Each table's best section, and notes on what was left."""
@@ -438,8 +444,10 @@ class Suggester:
         sources_used: set[tuple[str, str | None]] = set()
         for offer in sorted(offers, key=lambda s: -s.score):
             where = (offer.spec.files[0], offer.spec.filter)
-            if offer.score < MIN_SCORE or offer.spec.table in chosen or where in sources_used:
+            if offer.score < TABLE_MIN or offer.spec.table in chosen or where in sources_used:
                 continue
+            if offer.score < TABLE_SCORE:
+                offer.notes.append("a weak match: check that these rows are this table's")
             chosen[offer.spec.table] = offer
             sources_used.add(where)
         for offer in offers:

@@ -66,6 +66,8 @@ def table_text(
     lines.append(f"files = {value(files)}")
     if spec.format is not None:
         lines.append(f"format = {string(spec.format)}")
+    if spec.delimiter is not None:
+        lines.append(f"delimiter = {string(spec.delimiter)}")
     if spec.filter is not None:
         lines.append(f"filter = {string(spec.filter)}")
     if spec.columns:

@@ -1,0 +1,601 @@
+"""Mapping files: users' own layouts read as the contract's tables (issue 10).
+
+The bundled ``data/foreign`` is the run of ``data/faults`` in a foreign layout; read
+through its ``reconcile.toml`` it must audit exactly as ``data/faults`` with every
+timestamp floored to the millisecond, and ``map suggest`` must find that mapping but
+for the value maps. The rest: each feature of the mapping, its errors (exit 2), and
+problems stated in the user's terms.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import tomllib
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from reconcile import open_logset, validate_logset
+from reconcile.audit import audit
+from reconcile.cli import main
+from reconcile.mapping import MappingError, load_mapping
+from reconcile.mapping.spec import LogMapping, TableSpec
+from reconcile.mapping.suggest import similarity, suggest_mapping
+from reconcile.simulate.foreign import floor_to_ms
+from tests.conftest import examples
+from tests.logsets import at, checkpoint, receipt, write_logset
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+FRAMES = ("watermarks", "frontiers", "frontier_history", "findings")
+
+
+def _audit(path: Path, mapping: Path | None = None) -> dict[str, pl.DataFrame]:
+    with open_logset(path, mapping=mapping) as logset:
+        result = audit(logset)
+    return {name: getattr(result, name) for name in FRAMES}
+
+
+@pytest.fixture(scope="module")
+def twin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """data/faults with every timestamp floored to the ms: what data/foreign says."""
+    path = tmp_path_factory.mktemp("twin") / "faults"
+    shutil.copytree(DATA / "faults", path)
+    floor_to_ms(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def twin_audit(twin: Path) -> dict[str, pl.DataFrame]:
+    return _audit(twin)
+
+
+def _same(a: dict[str, pl.DataFrame], b: dict[str, pl.DataFrame]) -> None:
+    for name in FRAMES:
+        assert a[name].schema == b[name].schema, name
+        assert a[name].equals(b[name]), (name, a[name], b[name])
+
+
+def test_foreign_layout_audits_as_the_contract_layout(
+    twin_audit: dict[str, pl.DataFrame],
+) -> None:
+    foreign = _audit(DATA / "foreign")
+    _same(foreign, twin_audit)
+    assert foreign["findings"].height == 28
+
+
+def test_foreign_layout_on_the_command_line(
+    tmp_path: Path, twin: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["audit", str(DATA / "foreign"), "--out", str(tmp_path / "f")]) == 1
+    assert main(["audit", str(twin), "--out", str(tmp_path / "t")]) == 1
+    capsys.readouterr()
+    for name in FRAMES:
+        a = pl.read_parquet(tmp_path / "f" / f"{name}.parquet")
+        assert a.equals(pl.read_parquet(tmp_path / "t" / f"{name}.parquet")), name
+    summary = json.loads((tmp_path / "f" / "summary.json").read_text())
+    assert summary["inputs"]["mapping"] == str(DATA / "foreign" / "reconcile.toml")
+    assert summary["inputs"]["tables"]["checkpoints"] == {"files": 1, "rows": 227}
+    assert summary["inputs"]["tables"]["pages"] == {"files": 1, "rows": 223}
+
+
+def _shape(spec: TableSpec) -> dict[str, Any]:
+    """A section without its value maps."""
+    return {
+        "files": spec.files,
+        "filter": " ".join((spec.filter or "").split()),
+        "columns": {n: (c.column, c.sql, c.timestamp, c.is_constant) for n, c in spec.columns},
+    }
+
+
+def test_suggest_finds_the_mapping_but_for_value_maps(
+    tmp_path: Path, twin_audit: dict[str, pl.DataFrame]
+) -> None:
+    reference = load_mapping(DATA / "foreign" / "reconcile.toml")
+    text = suggest_mapping(DATA / "foreign")
+    suggested = tomllib.loads(text)
+    assert sorted(suggested) == sorted(t.table for t in reference.tables)
+    # only the value maps may need editing: put the reference's in
+    for spec in reference.tables:
+        for name, column in spec.columns:
+            if column.values:
+                entry = suggested[spec.table]["columns"][name]
+                assert entry["column"] == column.column
+                entry["values"] = dict(column.values)
+    edited = tmp_path / "edited.toml"
+    edited.write_text(_toml(suggested), encoding="utf-8")
+    mapping = load_mapping(edited)
+    for spec in reference.tables:
+        got = mapping.table(spec.table)
+        assert got is not None
+        assert _shape(got) == _shape(spec), spec.table
+    _same(_audit(DATA / "foreign", edited), twin_audit)
+
+
+def test_suggest_guesses_the_known_spellings() -> None:
+    """The outcome and CAS spellings of data/foreign are known ones: no edit needed."""
+    reference = load_mapping(DATA / "foreign" / "reconcile.toml")
+    suggested = tomllib.loads(suggest_mapping(DATA / "foreign"))
+    for spec in reference.tables:
+        for name, column in spec.columns:
+            if column.values:
+                assert suggested[spec.table]["columns"][name]["values"] == dict(column.values)
+
+
+def _toml(data: dict[str, Any]) -> str:
+    """A parsed mapping written back (tables and their columns)."""
+    lines = []
+    for table, section in data.items():
+        lines.append(f"[{table}]")
+        for key in ("files", "format", "filter"):
+            if key in section:
+                lines.append(f"{key} = {json.dumps(section[key])}")
+        lines.append(f"[{table}.columns]")
+        for name, value in section.get("columns", {}).items():
+            lines.append(f"{name} = {_inline(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _inline(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {_inline(v)}" for k, v in value.items()) + " }"
+    return json.dumps(value)
+
+
+def test_suggest_command_writes_a_file_and_marks_what_it_could_not_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    pl.DataFrame(
+        {
+            "shard": ["p0"],
+            "gen": [1],
+            "prev_gen": [0],
+            "outcome_code": ["WIN"],
+            "ts": [1_700_000_000],
+            "colour": ["red"],
+        }
+    ).write_parquet(logs / "writes.parquet")
+    out = tmp_path / "m.toml"
+    assert main(["map", "suggest", str(logs), "--out", str(out)]) == 0
+    text = out.read_text()
+    parsed = tomllib.loads(text)
+    columns = parsed["checkpoints"]["columns"]
+    assert columns["scope_id"] == {"constant": "default"}
+    assert columns["partition_id"] == "shard"
+    assert columns["generation"] == "gen"
+    assert columns["written_at"] == {"column": "ts", "timestamp": "epoch_s"}
+    assert "NOT MATCHED (required): attempt_id" in text
+    assert "your columns not used: " in text and "colour" in text
+    # replacing needs --force
+    assert main(["map", "suggest", str(logs), "--out", str(out)]) == 2
+    assert "--force" in capsys.readouterr().err
+    assert main(["map", "suggest", str(logs)]) == 0
+    assert capsys.readouterr().out == text
+
+
+@pytest.mark.parametrize(
+    ("contract", "user", "matches"),
+    [
+        ("partition_id", "shard", True),
+        ("event_count", "n_events", True),
+        ("min_position", "minPos", True),
+        ("recorded_at", "recorded_ms", True),
+        ("expected_generation", "expected_gen", True),
+        ("partition_id", "page_seq", False),
+        ("event_id", "attempt_id", False),
+    ],
+)
+def test_name_similarity(contract: str, user: str, matches: bool) -> None:
+    assert (similarity(contract, user) >= 0.6) is matches
+
+
+# --- the mapping's features, on small hand-made files -------------------------
+
+
+def _cp_rows(n: int = 3) -> list[dict[str, Any]]:
+    return [checkpoint(generation=g + 1, written_at=at(10 * g), watermark=g) for g in range(n)]
+
+
+def _foreign_checkpoints(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "shard": [r["partition_id"] for r in rows],
+            "run": [r["attempt_id"] for r in rows],
+            "lease": [str(r["owner_epoch"]) for r in rows],
+            "expected": [r["expected_generation"] for r in rows],
+            "gen": [r["generation"] for r in rows],
+            "cas": ["Y" if r["cas_result"] == "won" else "N" for r in rows],
+            "written": [r["written_at"].strftime("%d/%m/%Y %H:%M:%S") for r in rows],
+            "wm": [r["watermark"] for r in rows],
+            "wm_incl": [r["watermark_inclusive"] for r in rows],
+        }
+    )
+
+
+MAPPING = """
+[checkpoints]
+files = "cp/*.csv"
+
+[checkpoints.columns]
+scope_id = { constant = "s" }
+partition_id = "shard"
+attempt_id = "run"
+owner_epoch = { sql = "CAST(lease AS BIGINT)" }
+expected_generation = "expected"
+generation = "gen"
+cas_result = { column = "cas", values = { Y = "won", N = "lost" } }
+written_at = { column = "written", timestamp = "%d/%m/%Y %H:%M:%S" }
+watermark = "wm"
+watermark_inclusive = "wm_incl"
+"""
+
+
+def _csv_logset(tmp_path: Path, rows: list[dict[str, Any]], mapping: str = MAPPING) -> Path:
+    logs = tmp_path / "logs"
+    (logs / "cp").mkdir(parents=True)
+    frame = _foreign_checkpoints(rows)
+    frame.head(1).write_csv(logs / "cp" / "a.csv")
+    frame.slice(1).write_csv(logs / "cp" / "b.csv")
+    (logs / "reconcile.toml").write_text(mapping, encoding="utf-8")
+    return logs
+
+
+def test_csv_constant_sql_value_map_and_time_format(tmp_path: Path) -> None:
+    rows = _cp_rows()
+    logs = _csv_logset(tmp_path, rows)
+    contract = write_logset(tmp_path / "contract", {"checkpoints": rows})
+    with open_logset(logs) as mapped, open_logset(contract) as plain:
+        a = pl.from_arrow(mapped.relation("checkpoints").to_arrow_table())
+        b = pl.from_arrow(plain.relation("checkpoints").to_arrow_table())
+        lazy = mapped.lazyframe("checkpoints").collect()
+    assert isinstance(a, pl.DataFrame) and isinstance(b, pl.DataFrame)
+    data = [c for c in b.columns if not c.startswith("__")]
+    assert a.select(data).sort("generation").equals(b.select(data).sort("generation"))
+    assert lazy.select(data).sort("generation").equals(a.select(data).sort("generation"))
+    # where each row came from: the user's file, and its row in it
+    where = a.select("__file", "__row", "generation").sort("generation").rows()
+    assert [(Path(f).name, r, g) for f, r, g in where] == [
+        ("a.csv", 0, 1),
+        ("b.csv", 0, 2),
+        ("b.csv", 1, 3),
+    ]
+
+
+def test_explicit_mapping_file_wins_over_the_folders(tmp_path: Path) -> None:
+    rows = _cp_rows()
+    logs = _csv_logset(tmp_path, rows, mapping="[receipts]\nfiles = 'nothing.parquet'\n")
+    elsewhere = tmp_path / "mine.toml"
+    elsewhere.write_text(MAPPING, encoding="utf-8")
+    assert main(["validate", str(logs)]) == 2  # the folder's own mapping names no file
+    assert main(["validate", str(logs), "--mapping", str(elsewhere)]) == 0
+
+
+def test_epoch_units_and_identity_columns(tmp_path: Path) -> None:
+    """Columns the mapping leaves out are read by their own name; epoch s/ms/µs/ns,
+    whole or fractional, are exact."""
+    ns = 1_767_225_600_123_456_789
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    stamp = datetime.fromtimestamp(ns // 10**9, UTC)
+    base = checkpoint(written_at=stamp)
+    frame = pa.table(
+        {
+            **{k: [v] for k, v in base.items() if k != "written_at"},
+            "t_s": [ns // 10**9],
+            "t_s_float": [ns // 10**6 / 1000],
+            "t_ms": [ns // 10**6],
+            "t_us": [ns // 10**3],
+            "t_ns": [ns],
+        }
+    )
+    pq.write_table(frame, logs / "log.parquet")
+    expected = {
+        "epoch_s": ns // 10**9 * 10**9,
+        "epoch_ms": ns // 10**6 * 10**6,
+        "epoch_us": ns // 10**3 * 10**3,
+        "epoch_ns": ns,
+    }
+    for unit, column in [
+        ("epoch_s", "t_s"),
+        ("epoch_ms", "t_ms"),
+        ("epoch_us", "t_us"),
+        ("epoch_ns", "t_ns"),
+        ("epoch_s", "t_s_float"),
+    ]:
+        mapping = tmp_path / f"{column}.toml"
+        mapping.write_text(
+            f'[checkpoints]\nfiles = "log.parquet"\n[checkpoints.columns]\n'
+            f'written_at = {{ column = "{column}", timestamp = "{unit}" }}\n'
+        )
+        with open_logset(logs, mapping=mapping) as logset:
+            got = logset.con.sql(
+                "SELECT epoch_ns(written_at), generation FROM checkpoints"
+            ).fetchall()
+        want = expected[unit] if column != "t_s_float" else ns // 10**6 * 10**6
+        assert got == [(want, base["generation"])], column
+
+
+def test_jsonl_and_a_kind_column(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    cp = checkpoint(written=5, page_id="pg1")
+    rc = receipt("e1", 5, recorded=3, page_id="pg1")
+    lines = [
+        {**{k: v for k, v in cp.items() if k != "written_at"}, "kind": "cp", "t": 1767225605},
+        {**{k: v for k, v in rc.items() if k != "recorded_at"}, "kind": "rc", "t": 1767225603},
+    ]
+    (logs / "log.jsonl").write_text("\n".join(json.dumps(r) for r in lines) + "\n")
+    (logs / "reconcile.toml").write_text(
+        '[checkpoints]\nfiles = "log.jsonl"\nfilter = "kind = \'cp\'"\n'
+        '[checkpoints.columns]\nwritten_at = { column = "t", timestamp = "epoch_s" }\n'
+        '[receipts]\nfiles = "log.jsonl"\nfilter = "kind = \'rc\'"\n'
+        '[receipts.columns]\nrecorded_at = { column = "t", timestamp = "epoch_s" }\n'
+    )
+    report = validate_logset(logs)
+    assert report.ok, report.problems
+    assert {t.name: t.rows for t in report.tables} == {"checkpoints": 1, "receipts": 1}
+    with open_logset(logs) as logset:
+        rows = logset.con.sql("SELECT __row, recorded_at FROM receipts").fetchall()
+    assert rows == [(1, at(3).replace(tzinfo=None))]
+
+
+# --- errors in the mapping: clear, exit 2 -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("mapping", "says"),
+    [
+        ("[checkpoints\n", "is not valid TOML"),
+        ("[receits]\nfiles = 'x'\n", "receits: no such contract table"),
+        (
+            "[checkpoints]\nfiles = 'cp/*.csv'\n[checkpoints.columns]\nparttion_id = 'shard'\n",
+            "parttion_id: no such column of checkpoints",
+        ),
+        (
+            "[checkpoints]\nfiles = 'cp/*.csv'\n[checkpoints.columns]\npartition_id = 'shrd'\n",
+            "partition_id = 'shrd': no such column; the files' columns are shard",
+        ),
+        ("[checkpoints]\nfiles = 'cp/*.parquet'\n", "matches no file"),
+        (
+            "[checkpoints]\nfiles = 'cp/*.csv'\nfilter = 'nokind = 1'\n",
+            "filter 'nokind = 1' does not apply",
+        ),
+        (
+            "[checkpoints]\nfiles = 'cp/*.csv'\n[checkpoints.columns]\n"
+            "written_at = { column = 'written', timestamp = 'epoch_ms' }\n",
+            "written_at = written (epoch_ms): cannot convert VARCHAR",
+        ),
+        (
+            "[checkpoints]\nfiles = 'cp/*.csv'\n[checkpoints.columns]\n"
+            "written_at = { column = 'written', timestamp = 'fortnights' }\n",
+            "neither an epoch unit",
+        ),
+        (
+            "[checkpoints]\nfiles = 'cp/*.csv'\n[checkpoints.columns]\n"
+            "generation = { column = 'gen', constant = 1 }\n",
+            "exactly one of column, sql or constant",
+        ),
+        ("[checkpoints]\nfiles = 'cp/*.csv'\nfrom = 'x'\n", "unknown key(s) from"),
+    ],
+)
+def test_mapping_errors_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], mapping: str, says: str
+) -> None:
+    logs = _csv_logset(tmp_path, _cp_rows(), mapping=mapping)
+    for command in (["validate", str(logs)], ["audit", str(logs), "--out", str(tmp_path / "r")]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert says in err, err
+        assert "reconcile.toml" in err
+    assert not (tmp_path / "r").exists()
+    with pytest.raises(MappingError):
+        validate_logset(logs)
+
+
+def test_a_value_the_map_does_not_cover(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = _cp_rows()
+    logs = _csv_logset(tmp_path, rows, mapping=MAPPING.replace(', N = "lost"', ""))
+    (logs / "cp" / "b.csv").write_text((logs / "cp" / "b.csv").read_text().replace(",Y,", ",N,", 1))
+    report = validate_logset(logs)
+    [problem] = report.problems
+    assert problem.check == "unmapped_value"
+    assert (problem.table, problem.column, problem.source) == (
+        "checkpoints",
+        "cas_result",
+        "cas (value map)",
+    )
+    assert problem.files == ("cp/b.csv",)
+    assert problem.examples == ({"file": "cp/b.csv", "row": 0, "cas": "N"},)
+    assert "'N'" in problem.message
+    assert main(["validate", str(logs)]) == 2
+    out = capsys.readouterr().out
+    assert "column cas_result (mapped from cas (value map))" in out
+    assert "mapping: " in out
+
+
+def test_problems_name_the_users_file_row_and_column(tmp_path: Path) -> None:
+    """A broken row of a mapped table: the user's file, its row there, their column."""
+    rows = _cp_rows()
+    rows[2]["owner_epoch"] = -4
+    logs = _csv_logset(tmp_path, rows)
+    report = validate_logset(logs)
+    [problem] = report.problems
+    assert (problem.table, problem.column, problem.check) == (
+        "checkpoints",
+        "owner_epoch",
+        "greater_than_or_equal_to",
+    )
+    assert problem.source == "sql CAST(lease AS BIGINT)"
+    assert problem.files == ("cp/b.csv",)
+    assert problem.examples[0]["file"] == "cp/b.csv"
+    assert problem.examples[0]["row"] == 1
+    assert report.to_dict()["problems"][0]["source"] == "sql CAST(lease AS BIGINT)"
+
+
+def test_a_required_column_left_unmapped(tmp_path: Path) -> None:
+    logs = _csv_logset(tmp_path, _cp_rows(), mapping=MAPPING.replace('attempt_id = "run"\n', ""))
+    report = validate_logset(logs)
+    [problem] = report.problems
+    assert (problem.check, problem.column, problem.source) == (
+        "missing_column",
+        "attempt_id",
+        "not mapped",
+    )
+    assert "map it in [checkpoints.columns]" in problem.message
+
+
+def test_spark_engine_refuses_a_mapping(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", str(DATA / "foreign"), "--engine", "spark"]) == 2
+    assert "contract's layout only" in capsys.readouterr().err
+
+
+def test_the_input_is_left_as_it_was(tmp_path: Path) -> None:
+    logs = tmp_path / "foreign"
+    shutil.copytree(DATA / "foreign", logs)
+    before = {p.name: p.read_bytes() for p in logs.iterdir()}
+    assert main(["audit", str(logs), "--out", str(tmp_path / "r")]) == 1
+    assert main(["map", "suggest", str(logs)]) == 0
+    assert {p.name: p.read_bytes() for p in logs.iterdir()} == before
+
+
+def test_mapping_objects_are_accepted(tmp_path: Path) -> None:
+    mapping = load_mapping(DATA / "foreign" / "reconcile.toml")
+    assert isinstance(mapping, LogMapping)
+    report = validate_logset(DATA / "foreign", mapping=mapping)
+    assert report.ok
+    assert report.mapping == str(DATA / "foreign" / "reconcile.toml")
+
+
+# --- a property: any renaming, spelling, unit and format reads back exactly -----
+
+TEXT = st.text(alphabet="ab07 ,'_xY", min_size=1, max_size=5).filter(lambda t: t.strip() == t)
+UNITS = {"epoch_s": 10**9, "epoch_ms": 10**6, "epoch_us": 10**3, "epoch_ns": 1}
+OUTCOMES = ("committed", "dead_lettered", "failed", "ineligible")
+COLUMNS = (
+    "scope_id",
+    "partition_id",
+    "event_id",
+    "position",
+    "outcome",
+    "eligibility_stable",
+    "attempt_id",
+    "owner_epoch",
+    "page_id",
+    "recorded_at",
+)
+
+
+@st.composite
+def foreign_receipts(draw: st.DrawFn) -> dict[str, Any]:
+    rows = draw(
+        st.lists(
+            st.fixed_dictionaries(
+                {
+                    "scope_id": TEXT,
+                    "partition_id": TEXT,
+                    "event_id": TEXT,
+                    "position": st.integers(-(10**12), 10**12),
+                    "outcome": st.sampled_from(OUTCOMES),
+                    "eligibility_stable": st.none() | st.booleans(),
+                    "attempt_id": TEXT,
+                    "owner_epoch": st.none() | st.integers(0, 10**6),
+                    "page_id": st.none() | TEXT,
+                    "recorded_at": st.integers(0, 4 * 10**18),
+                }
+            ),
+            min_size=1,
+            max_size=8,
+        )
+    )
+    names = draw(
+        st.lists(
+            st.text(alphabet="abcdefgh_", min_size=3, max_size=8),
+            min_size=len(COLUMNS),
+            max_size=len(COLUMNS),
+            unique=True,
+        )
+    )
+    spellings = draw(st.lists(TEXT, min_size=4, max_size=4, unique=True))
+    return {
+        "rows": rows,
+        "names": dict(zip(COLUMNS, names, strict=True)),
+        "spellings": dict(zip(OUTCOMES, spellings, strict=True)),
+        "unit": draw(st.sampled_from(sorted(UNITS))),
+        "format": draw(st.sampled_from(["parquet", "csv", "jsonl"])),
+        "split": draw(st.integers(0, len(rows))),
+    }
+
+
+def reference_rows(case: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """What the mapping must read, by hand: the rows, times floored to the unit."""
+    factor = UNITS[case["unit"]]
+    return [
+        (*(row[c] for c in COLUMNS[:-1]), row["recorded_at"] // factor * factor)
+        for row in case["rows"]
+    ]
+
+
+def write_foreign(folder: Path, case: dict[str, Any]) -> None:
+    names, factor = case["names"], UNITS[case["unit"]]
+    frame = pl.DataFrame(
+        {
+            names[c]: [
+                case["spellings"][r[c]]
+                if c == "outcome"
+                else r[c] // factor
+                if c == "recorded_at"
+                else r[c]
+                for r in case["rows"]
+            ]
+            for c in COLUMNS
+        },
+        schema_overrides={names["owner_epoch"]: pl.Int64, names["page_id"]: pl.String},
+    )
+    extension = {"parquet": "parquet", "csv": "csv", "jsonl": "jsonl"}[case["format"]]
+    for number, part in enumerate((frame.head(case["split"]), frame.slice(case["split"]))):
+        path = folder / "logs" / f"part{number}.{extension}"
+        if case["format"] == "parquet":
+            part.write_parquet(path)
+        elif case["format"] == "csv":
+            part.write_csv(path)
+        else:
+            part.write_ndjson(path)
+    columns = [f'{c} = "{names[c]}"' for c in COLUMNS if c not in ("outcome", "recorded_at")]
+    spelled = ", ".join(f'"{v}" = "{k}"' for k, v in case["spellings"].items())
+    columns.append(f'outcome = {{ column = "{names["outcome"]}", values = {{ {spelled} }} }}')
+    columns.append(
+        f'recorded_at = {{ column = "{names["recorded_at"]}", timestamp = "{case["unit"]}" }}'
+    )
+    (folder / "mapping.toml").write_text(
+        f'[receipts]\nfiles = "logs/*.{extension}"\n[receipts.columns]\n' + "\n".join(columns)
+    )
+
+
+@settings(
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(case=foreign_receipts())
+def test_any_foreign_layout_reads_back_exactly(tmp_path: Path, case: dict[str, Any]) -> None:
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))
+    (folder / "logs").mkdir()
+    (folder / "checkpoints.parquet").write_bytes(b"")  # not read: receipts alone
+    write_foreign(folder, case)
+    mapping = load_mapping(folder / "mapping.toml")
+    with open_logset(folder, mapping=mapping, validate=False) as logset:
+        got = logset.con.sql(
+            f"SELECT {', '.join(COLUMNS[:-1])}, epoch_ns(recorded_at) FROM receipts"
+            " ORDER BY __file, __row"
+        ).fetchall()
+    assert got == reference_rows(case)
