@@ -22,7 +22,6 @@ from reconcile.audit.report import check_target, write_report
 from reconcile.db import EngineConfig
 from reconcile.engine import Analysis, watermarks
 from reconcile.errors import InputError, InvalidLogSet, ReconcileError, UsageError
-from reconcile.mapping.spec import default_mapping_file
 from reconcile.mapping.suggest import suggest_mapping
 from reconcile.progress import Progress, StepClock, Steps, write_profile
 from reconcile.render.audit_text import render_audit_text
@@ -329,10 +328,10 @@ def _on_spark(args: argparse.Namespace, command: str, **extra: Any) -> Any:
         memory_limit=args.memory_limit,
         threads=args.threads,
     )
-    if args.mapping is not None or default_mapping_file(args.logset) is not None:
+    if args.mapping is not None:
         raise UsageError(
-            "the Spark engine reads log sets in the contract's layout only; a mapping"
-            f" ({args.mapping or default_mapping_file(args.logset)}) needs --engine duckdb"
+            "the Spark engine reads log sets in the contract's layout only: --mapping"
+            " needs --engine duckdb"
         )
     engine = _spark(args)
     try:

@@ -27,10 +27,12 @@ from hypothesis import strategies as st
 from reconcile import open_logset, validate_logset
 from reconcile.audit import audit
 from reconcile.cli import main
+from reconcile.errors import UsageError
 from reconcile.mapping import MappingError, load_mapping
 from reconcile.mapping.spec import LogMapping, TableSpec
 from reconcile.mapping.suggest import similarity, suggest_mapping
 from reconcile.simulate.foreign import floor_to_ms
+from reconcile.spark.listing import local_sources
 from tests.conftest import examples
 from tests.logsets import at, checkpoint, receipt, write_logset
 
@@ -454,9 +456,21 @@ def test_a_required_column_left_unmapped(tmp_path: Path) -> None:
     assert "map it in [checkpoints.columns]" in problem.message
 
 
-def test_spark_engine_refuses_a_mapping(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["validate", str(DATA / "foreign"), "--engine", "spark"]) == 2
-    assert "contract's layout only" in capsys.readouterr().err
+def test_spark_engine_refuses_a_mapping(capsys: pytest.CaptureFixture[str]) -> None:
+    """Before any Spark session starts: no Java is needed to be told."""
+    mapping = str(DATA / "foreign" / "reconcile.toml")
+    command = ["validate", str(DATA / "clean"), "--engine", "spark", "--mapping", mapping]
+    assert main(command) == 2
+    assert "--mapping needs --engine duckdb" in capsys.readouterr().err
+    with pytest.raises(UsageError, match=r"reconcile\.toml maps this one"):
+        local_sources(str(DATA / "foreign"))
+
+
+def test_a_mapped_column_of_the_wrong_type(tmp_path: Path) -> None:
+    mapping = MAPPING.replace('watermark = "wm"', 'watermark = "run"')
+    [problem] = validate_logset(_csv_logset(tmp_path, _cp_rows(), mapping=mapping)).problems
+    assert (problem.check, problem.column, problem.source) == ("wrong_type", "watermark", "run")
+    assert problem.files == ("cp/a.csv", "cp/b.csv")
 
 
 def test_the_input_is_left_as_it_was(tmp_path: Path) -> None:

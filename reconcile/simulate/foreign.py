@@ -14,6 +14,7 @@ floored to the millisecond), and the audit of one equals the audit of the other
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import polars as pl
@@ -91,14 +92,27 @@ VALUE_MAPS = {
 KINDS = {"checkpoints": "checkpoint", "pages": "page"}
 
 
+_STAMP = re.compile(r'("(?:at|effective_at)": "[0-9-]+T[0-9:]+)(\.[0-9]+)?Z"')
+
+
+def _floor_text(match: re.Match[str]) -> str:
+    fraction = (match.group(2) or ".")[1:4].ljust(3, "0")
+    return f'{match.group(1)}.{fraction}000Z"'
+
+
 def floor_to_ms(folder: Path) -> None:
-    """Floor every timestamp of a contract log set's top-level tables to the ms."""
+    """Floor every timestamp of a contract log set's top-level tables to the ms, and
+    the times its truth.json names (``at``, ``effective_at``) with them."""
     for path in sorted(folder.glob("*.parquet")):
         frame = pl.read_parquet(path)
         stamps = [n for n, t in frame.schema.items() if isinstance(t, pl.Datetime)]
         if stamps:
             frame = frame.with_columns(pl.col(n).dt.truncate("1ms") for n in stamps)
             frame.write_parquet(path)
+    truth = folder / "truth.json"
+    if truth.exists():
+        text = truth.read_text(encoding="utf-8")
+        truth.write_text(_STAMP.sub(_floor_text, text), encoding="utf-8")
 
 
 def _foreign(table: str, frame: pl.DataFrame) -> pl.DataFrame:

@@ -8,8 +8,9 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
-from reconcile.errors import InputError
+from reconcile.errors import InputError, UsageError
 from reconcile.logset.discover import discover, is_hidden, relative_name
+from reconcile.mapping.spec import default_mapping_file
 from reconcile.problems import Problem
 from reconcile.spark.scatter import SourceFile
 from reconcile_schemas import TABLES
@@ -66,6 +67,12 @@ def layout(root: str, relpaths: Iterable[str]) -> tuple[dict[str, SourceFile], l
 
 
 def local_sources(path: str) -> tuple[str, dict[str, SourceFile], list[Problem]]:
+    mapping = default_mapping_file(path)
+    if mapping is not None:
+        raise UsageError(
+            f"the Spark engine reads log sets in the contract's layout only; {mapping}"
+            " maps this one: use --engine duckdb"
+        )
     files = discover(path)
     sources: dict[str, SourceFile] = {}
     for table in files.tables.values():
