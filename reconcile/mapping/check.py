@@ -73,6 +73,8 @@ def in_user_terms(problem: Problem, mapped: dict[str, MappedTable]) -> Problem:
         return problem
     names = [n.strip() for n in problem.column.split(",")]
     source = ", ".join(table.source(n) for n in names)
+    if source == problem.column:
+        return problem  # read by the contract's own names
     message = problem.message
     if problem.check == "missing_column":
         message += f": map it in [{table.table}.columns] of the mapping"
