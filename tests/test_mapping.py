@@ -27,7 +27,9 @@ from hypothesis import strategies as st
 from reconcile import open_logset, validate_logset
 from reconcile.audit import audit
 from reconcile.cli import main
+from reconcile.engine import Analysis
 from reconcile.errors import UsageError
+from reconcile.investigate import event_trail, membership, partition_pages
 from reconcile.mapping import MappingError, load_mapping
 from reconcile.mapping.spec import LogMapping, TableSpec
 from reconcile.mapping.suggest import similarity, suggest_mapping
@@ -613,3 +615,21 @@ def test_any_foreign_layout_reads_back_exactly(tmp_path: Path, case: dict[str, A
             " ORDER BY __file, __row"
         ).fetchall()
     assert got == reference_rows(case)
+
+
+def test_notebook_investigations_read_through_the_mapping(twin: Path) -> None:
+    """The investigation helpers see the mapped views as they see the contract's."""
+    frames = []
+    for path in (DATA / "foreign", twin):
+        with open_logset(path) as logset:
+            analysis = Analysis(logset)
+            frames.append(
+                (
+                    event_trail(analysis, "s0", "p0002", "e0000100"),
+                    partition_pages(analysis, "s0", "p0002"),
+                    membership(analysis),
+                )
+            )
+    for mapped, plain in zip(*frames, strict=True):
+        assert mapped.height > 0
+        assert mapped.equals(plain)
