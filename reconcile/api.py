@@ -11,7 +11,7 @@ from reconcile.logset.discover import discover
 from reconcile.logset.file_schemas import FileSchema, read_file_schemas
 from reconcile.logset.load import LogSet
 from reconcile.mapping import LogMapping, resolve_mapping
-from reconcile.validate import validate_logset
+from reconcile.validate import validate_files
 
 
 def open_logset(
@@ -30,12 +30,11 @@ def open_logset(
     ``reconcile.toml`` when it has one) reads the user's own layout as the
     contract's tables, as views over their files.
     """
-    chosen = resolve_mapping(path, mapping)
+    files = discover(path, resolve_mapping(path, mapping))
     if validate:
-        report = validate_logset(path, config=config, mapping=chosen)
+        report = validate_files(files, config=config)
         if not report.ok:
             raise InvalidLogSet(report)
-    files = discover(path, chosen)
     schemas: dict[str, list[FileSchema]] = {}
     for name, table in files.tables.items():
         schemas[name], _ = read_file_schemas(files, table)

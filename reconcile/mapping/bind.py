@@ -259,42 +259,91 @@ def bind_table(
             rows = rows.filter(spec.filter)
         except duckdb.Error as error:
             raise MappingError(f"{where} filter {spec.filter!r} does not apply: {error}") from None
-    expressions: list[tuple[str, str]] = []
+    given: list[tuple[str, ColumnSpec]] = []
+    identity: dict[str, str] = {}
     for name in table_schema(spec.table).columns:
         column = spec.column(name)
         if column is None:
             if name.lower() in lowered:
-                expressions.append((name, quote_identifier(lowered[name.lower()])))
+                identity[name] = quote_identifier(lowered[name.lower()])
             continue
         if column.column is not None and column.column.lower() not in lowered:
             raise MappingError(
                 f"{where} {name} = {column.column!r}: no such column; "
                 + _columns_hint(column.column, columns)
             )
-        source_type: str | None = None
-        if not column.is_constant:
-            bare = ColumnSpec(column=column.column, sql=column.sql)
-            try:
-                source_type = str(rows.select(expression(bare, None)).types[0])
-            except duckdb.Error as error:
-                raise MappingError(f"{where} {name} = {column.label()}: {error}") from None
+        given.append((name, column))
+    sources = _source_types(rows, given, where)
+    converted: dict[str, str] = {}
+    for name, column in given:
+        source_type = sources.get(name)
         if column.timestamp in EPOCH_UNITS and not _numeric(source_type):
             raise MappingError(
                 f"{where} {name} = {column.label()}: cannot convert {source_type}: an epoch"
                 " unit needs a number; for text times give a strptime format"
             )
-        sql = expression(column, source_type)
-        try:
-            rows.select(sql)
-        except duckdb.Error as error:
-            raise MappingError(
-                f"{where} {name} = {column.label()}: cannot convert {source_type or 'it'}: {error}"
-            ) from None
-        expressions.append((name, sql))
+        converted[name] = expression(column, source_type)
+    _check_conversions(rows, given, converted, where)
+    expressions = [
+        (name, converted.get(name) or identity[name])
+        for name in table_schema(spec.table).columns
+        if name in converted or name in identity
+    ]
     bound = MappedTable(spec, root, files, fmt, tuple(expressions), {}, csv_types, delimiter)
     arrow = mapped_relation(con, bound).limit(0).to_arrow_table().schema
     types = {name: arrow.field(name).type for name, _ in expressions}
     return MappedTable(spec, root, files, fmt, tuple(expressions), types, csv_types, delimiter)
+
+
+def _first_failure(
+    rows: duckdb.DuckDBPyRelation,
+    items: list[tuple[str, ColumnSpec, str]],
+    what: str,
+    together: duckdb.Error,
+) -> MappingError:
+    """The error of the first of ``items`` (name, spec, SQL) that does not bind alone;
+    ``together`` when each binds alone."""
+    for name, column, sql in items:
+        try:
+            rows.select(sql)
+        except duckdb.Error as error:
+            return MappingError(f"{what} {name} = {column.label()}: {error}")
+    return MappingError(f"{what}: {together}")
+
+
+def _source_types(
+    rows: duckdb.DuckDBPyRelation, given: list[tuple[str, ColumnSpec]], where: str
+) -> dict[str, str]:
+    """The DuckDB type of each given column or expression before conversion (one bind
+    for all; on failure, one each, to name the one that fails)."""
+    bare = [
+        (n, c, expression(ColumnSpec(column=c.column, sql=c.sql), None))
+        for n, c in given
+        if not c.is_constant
+    ]
+    if not bare:
+        return {}
+    try:
+        types = rows.select(", ".join(sql for _, _, sql in bare)).types
+    except duckdb.Error as together:
+        raise _first_failure(rows, bare, where, together) from None
+    return {name: str(t) for (name, _, _), t in zip(bare, types, strict=True)}
+
+
+def _check_conversions(
+    rows: duckdb.DuckDBPyRelation,
+    given: list[tuple[str, ColumnSpec]],
+    converted: dict[str, str],
+    where: str,
+) -> None:
+    """Every converted column binds (one bind for all; on failure, one each)."""
+    if not converted:
+        return
+    try:
+        rows.select(", ".join(converted.values()))
+    except duckdb.Error as together:
+        items = [(n, c, converted[n]) for n, c in given]
+        raise _first_failure(rows, items, f"{where} cannot convert:", together) from None
 
 
 def mapped_relation(con: duckdb.DuckDBPyConnection, table: MappedTable) -> duckdb.DuckDBPyRelation:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from reconcile.db import Engine, EngineConfig
 from reconcile.logset.coordinate import coordinate_columns, infer_coordinate
-from reconcile.logset.discover import discover
+from reconcile.logset.discover import LogSetFiles, discover
 from reconcile.logset.file_schemas import FileSchema, read_file_schemas
 from reconcile.logset.load import LogSet
 from reconcile.mapping import LogMapping, resolve_mapping
@@ -47,6 +47,16 @@ def validate_logset(
     is a problem in the report.
     """
     files = discover(path, resolve_mapping(path, mapping))
+    return validate_files(files, config=config, max_examples=max_examples)
+
+
+def validate_files(
+    files: LogSetFiles,
+    *,
+    config: EngineConfig | None = None,
+    max_examples: int = DEFAULT_EXAMPLES,
+) -> ValidationReport:
+    """:func:`validate_logset` on a log set already discovered (and its mapping bound)."""
     file_schemas: dict[str, list[FileSchema]] = {}
     read_problems: list[Problem] = []
     for name, table_files in files.tables.items():
@@ -94,4 +104,4 @@ def validate_logset(
     )
 
 
-__all__ = ["ValidationReport", "validate_logset"]
+__all__ = ["ValidationReport", "validate_files", "validate_logset"]
