@@ -33,7 +33,9 @@ from reconcile.investigate import event_trail, membership, partition_pages
 from reconcile.mapping import MappingError, load_mapping
 from reconcile.mapping.spec import LogMapping, TableSpec
 from reconcile.mapping.suggest import similarity, suggest_mapping
-from reconcile.simulate.foreign import floor_to_ms
+from reconcile.simulate import SimOptions, simulate
+from reconcile.simulate.foreign import floor_to_ms, to_foreign
+from reconcile.simulate.options import Eligibility, Evidence, Membership
 from reconcile.spark.listing import local_sources
 from tests.conftest import examples
 from tests.logsets import at, checkpoint, receipt, write_logset
@@ -633,3 +635,46 @@ def test_notebook_investigations_read_through_the_mapping(twin: Path) -> None:
     for mapped, plain in zip(*frames, strict=True):
         assert mapped.height > 0
         assert mapped.equals(plain)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        SimOptions(
+            seed=4,
+            partitions=4,
+            events=2000,
+            coordinate="timestamp",
+            evidence=Evidence.MIXED,
+            scopes=2,
+            eligibility=Eligibility.MUTABLE,
+        ),
+        SimOptions(seed=3, partitions=5, events=2500, membership=Membership.SPLIT),
+        SimOptions(seed=7, partitions=3, events=1500, evidence=Evidence.SNAPSHOT),
+    ],
+    ids=["timestamps-two-scopes", "membership", "snapshot"],
+)
+def test_simulated_foreign_layouts(tmp_path: Path, options: SimOptions) -> None:
+    """Timestamp coordinates (text times in CSV), membership, snapshot evidence: the
+    foreign layout audits as its twin, and suggest finds its mapping, value maps
+    aside (those it proposes hold the values the data has, spelled right)."""
+    contract = simulate(tmp_path / "contract", options).path
+    foreign = tmp_path / "foreign"
+    shutil.copytree(contract, foreign)
+    to_foreign(foreign)
+    floor_to_ms(contract)
+    _same(_audit(foreign), _audit(contract))
+    reference = load_mapping(foreign / "reconcile.toml")
+    suggested = tmp_path / "suggested.toml"
+    suggested.write_text(suggest_mapping(foreign), encoding="utf-8")
+    mapping = load_mapping(suggested)
+    assert sorted(t.table for t in mapping.tables) == sorted(t.table for t in reference.tables)
+    for spec in reference.tables:
+        got = mapping.table(spec.table)
+        assert got is not None
+        assert _shape(got) == _shape(spec), spec.table
+        for name, column in spec.columns:
+            proposed = got.column(name)
+            assert proposed is not None
+            assert set(proposed.values) <= set(column.values), (spec.table, name)
+    _same(_audit(foreign, suggested), _audit(contract))

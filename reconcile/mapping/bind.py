@@ -221,6 +221,19 @@ def expression(spec: ColumnSpec, source_type: str | None) -> str:
     return base
 
 
+def _text_sample(rows: duckdb.DuckDBPyRelation, column: str) -> str | None:
+    """A value of a text column, among its first rows, that is not a number."""
+    ident = quote_identifier(column)
+    found = (
+        rows.limit(10_000)
+        .filter(f"{ident} IS NOT NULL AND TRY_CAST({ident} AS DOUBLE) IS NULL")
+        .select(ident)
+        .limit(1)
+        .fetchall()
+    )
+    return str(found[0][0]) if found else None
+
+
 def _numeric(duckdb_type: str | None) -> bool:
     kind = (duckdb_type or "").upper()
     return kind.startswith(_FRACTIONAL) or kind.endswith("INT") or kind in _INTEGERS
@@ -277,7 +290,14 @@ def bind_table(
     converted: dict[str, str] = {}
     for name, column in given:
         source_type = sources.get(name)
-        if column.timestamp in EPOCH_UNITS and not _numeric(source_type):
+        # a CSV column with no value in the rows DuckDB samples reads as text
+        text_ok = (
+            fmt == "csv"
+            and source_type == "VARCHAR"
+            and column.column is not None
+            and _text_sample(rows, column.column) is None
+        )
+        if column.timestamp in EPOCH_UNITS and not (_numeric(source_type) or text_ok):
             raise MappingError(
                 f"{where} {name} = {column.label()}: cannot convert {source_type}: an epoch"
                 " unit needs a number; for text times give a strptime format"

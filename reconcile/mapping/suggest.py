@@ -304,21 +304,26 @@ class Suggester:
         return None
 
     def timestamp(
-        self, source: Source, column: str, condition: str | None
+        self, source: Source, column: str, condition: str | None, coordinate: bool = False
     ) -> tuple[str | None, str]:
-        """How a column holds a time: (conversion or None, note)."""
+        """How a column holds a time: (conversion or None, note). A coordinate's
+        numbers are left as they are (an int64 coordinate); its text is read as times."""
         kind = source.columns[column]
         if kind.startswith(("TIMESTAMP", "DATE")):
             return None, ""
-        if kind in ("BIGINT", "INTEGER", "HUGEINT", "UBIGINT", "DOUBLE", "FLOAT", "DECIMAL"):
-            tail = words(column)[-1] if words(column) else ""
-            raw_tail = re.split(r"[^a-z0-9]+", column.lower())[-1]
-            unit = EPOCH_SUFFIXES.get(raw_tail) or EPOCH_SUFFIXES.get(tail)
-            if unit is not None:
-                return unit, f"epoch unit from the name {column}"
+        named = _epoch_named(column)
+        values = self.distinct(source, column, condition, 100)
+        numeric = kind in _NUMBERS or all(_NUMBER.fullmatch(str(v)) for v in values)
+        if numeric and coordinate:
+            return None, ""
+        if numeric and named is not None:
+            return named, f"epoch unit from the name {column}"
+        if numeric and values:
             ident = quote_identifier(column)
-            top = self.rows(source, condition).aggregate(f"max(abs({ident}))").fetchall()[0][0]
-            size = float(top or 0)
+            largest = self.rows(source, condition).aggregate(
+                f"max(abs(TRY_CAST({ident} AS DOUBLE)))"
+            )
+            size = float(largest.fetchall()[0][0] or 0)
             unit = (
                 "epoch_s"
                 if size < 1e11
@@ -329,16 +334,17 @@ class Suggester:
                 else "epoch_ns"
             )
             return unit, "epoch unit guessed from the size of the values: check it"
-        if kind == "VARCHAR":
-            values = self.distinct(source, column, condition, 100)
+        if kind == "VARCHAR" and values:
             for fmt in TIME_FORMATS:
-                parsed = self.con.execute(
+                failed = self.con.execute(
                     "SELECT count(*) FROM unnest($v) AS t(x) WHERE try_strptime(x, $f) IS NULL",
                     {"v": [str(v) for v in values], "f": fmt},
                 ).fetchall()[0][0]
-                if values and parsed == 0:
+                if failed == 0:
                     return fmt, "format read from the values"
             return "?", "text times in a format not recognized: give a strptime format"
+        if not values:
+            return None, "no values to tell how it holds times: check it"
         return None, f"a {kind} column: check that it reads as a timestamp"
 
     def values(
@@ -374,8 +380,9 @@ class Suggester:
             logical = logical_type(column)
             spec = ColumnSpec(column=user)
             note = "" if score >= 0.9 else "matched by a similar name: check it"
-            if logical is Logical.TIMESTAMP:
-                conversion, why = self.timestamp(source, user, condition)
+            if logical in (Logical.TIMESTAMP, Logical.COORDINATE):
+                coordinate = logical is Logical.COORDINATE
+                conversion, why = self.timestamp(source, user, condition, coordinate)
                 if conversion is not None:
                     spec = ColumnSpec(column=user, timestamp=conversion)
                     note = "; ".join(n for n in (note, why) if n)
@@ -456,6 +463,17 @@ class Suggester:
                 sources_used.add(where)
                 notes.append(f"{where[0]}: not matched to any table")
         return [chosen[t] for t in TABLES if t in chosen], notes
+
+
+_NUMBERS = frozenset({"BIGINT", "INTEGER", "HUGEINT", "UBIGINT", "DOUBLE", "FLOAT", "DECIMAL"})
+_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]*)?")
+
+
+def _epoch_named(column: str) -> str | None:
+    """The epoch unit a column's name ends in (``ts_ms``: epoch_ms), if any."""
+    raw_tail = re.split(r"[^a-z0-9]+", column.lower())[-1]
+    found = words(column)
+    return EPOCH_SUFFIXES.get(raw_tail) or (EPOCH_SUFFIXES.get(found[-1]) if found else None)
 
 
 def _identifier(name: str) -> str:

@@ -115,11 +115,30 @@ def floor_to_ms(folder: Path) -> None:
         truth.write_text(_STAMP.sub(_floor_text, text), encoding="utf-8")
 
 
-def _foreign(table: str, frame: pl.DataFrame) -> pl.DataFrame:
+# how other times (timestamp coordinates) are written as text in CSV and JSON Lines
+TEXT_TIME = "%Y-%m-%dT%H:%M:%S.%f"
+
+
+def _text_times(file: str, frame: pl.DataFrame, table: str) -> list[str]:
+    """The columns written as text times: in a text file, the timestamps other than
+    the row's time (the coordinates of a log set with timestamp coordinates)."""
+    if file.endswith(".parquet"):
+        return []
+    time_column, _ = TIMES[table]
+    return [n for n, t in frame.schema.items() if isinstance(t, pl.Datetime) and n != time_column]
+
+
+def _foreign(table: str, frame: pl.DataFrame, text_times: list[str]) -> pl.DataFrame:
     """A contract table's rows in the foreign layout's columns."""
     renames = RENAMES[table]
     time_column, ms_column = TIMES[table]
-    columns = [pl.col(n).alias(renames.get(n, n)) for n in frame.columns if n != time_column]
+    columns = [
+        (pl.col(n).dt.strftime("%Y-%m-%dT%H:%M:%S%.6f") if n in text_times else pl.col(n)).alias(
+            renames.get(n, n)
+        )
+        for n in frame.columns
+        if n != time_column
+    ]
     columns.append(pl.col(time_column).dt.epoch("ms").alias(ms_column))
     for (owner, column), (foreign, values) in VALUE_MAPS.items():
         if owner == table:
@@ -130,7 +149,7 @@ def _foreign(table: str, frame: pl.DataFrame) -> pl.DataFrame:
     return frame.select(columns)
 
 
-def _spec(table: str, file: str, columns: list[str]) -> TableSpec:
+def _spec(table: str, file: str, columns: list[str], text_times: list[str]) -> TableSpec:
     """The mapping's section that reads a table back from its foreign file."""
     renames = RENAMES[table]
     specs: list[tuple[str, ColumnSpec]] = []
@@ -141,6 +160,8 @@ def _spec(table: str, file: str, columns: list[str]) -> TableSpec:
             spec = ColumnSpec(column=foreign, values=tuple((v, k) for k, v in values.items()))
         elif name == time_column:
             spec = ColumnSpec(column=ms_column, timestamp="epoch_ms")
+        elif name in text_times:
+            spec = ColumnSpec(column=renames.get(name, name), timestamp=TEXT_TIME)
         elif name in renames:
             spec = ColumnSpec(column=renames[name])
         else:
@@ -162,8 +183,9 @@ def to_foreign(folder: Path) -> None:
             if not source.exists():
                 continue
             frame = pl.read_parquet(source)
-            frames.append(_foreign(table, frame))
-            sections.append(table_text(_spec(table, file, frame.columns)))
+            text_times = _text_times(file, frame, table)
+            frames.append(_foreign(table, frame, text_times))
+            sections.append(table_text(_spec(table, file, frame.columns, text_times)))
             source.unlink()
         if not frames:
             continue
