@@ -31,8 +31,9 @@ from reconcile.engine import Analysis
 from reconcile.errors import UsageError
 from reconcile.investigate import event_trail, membership, partition_pages
 from reconcile.mapping import MappingError, load_mapping
+from reconcile.mapping.names import similarity
 from reconcile.mapping.spec import LogMapping, TableSpec
-from reconcile.mapping.suggest import similarity, suggest_mapping
+from reconcile.mapping.suggest import suggest_mapping
 from reconcile.simulate import SimOptions, simulate
 from reconcile.simulate.foreign import floor_to_ms, to_foreign
 from reconcile.simulate.options import Eligibility, Evidence, Membership
@@ -678,3 +679,30 @@ def test_simulated_foreign_layouts(tmp_path: Path, options: SimOptions) -> None:
             assert proposed is not None
             assert set(proposed.values) <= set(column.values), (spec.table, name)
     _same(_audit(foreign, suggested), _audit(contract))
+
+
+def test_suggest_reads_text_times_and_says_when_day_and_month_are_ambiguous(
+    tmp_path: Path,
+) -> None:
+    rows = _cp_rows()
+    logs = _csv_logset(tmp_path, rows)  # written as %d/%m/%Y: 01/01/2026, all ambiguous
+    text = suggest_mapping(logs)
+    columns = tomllib.loads(text)["checkpoints"]["columns"]
+    assert columns["written_at"] == {"column": "written", "timestamp": "%d/%m/%Y %H:%M:%S"}
+    assert "day and month could be either way round" in text
+    frame = pl.read_csv(logs / "cp" / "b.csv", infer_schema=False)
+    frame.with_columns(pl.lit("13/01/2026 00:00:00").alias("written")).write_csv(
+        logs / "cp" / "b.csv"
+    )
+    again = suggest_mapping(logs)
+    assert "day and month could be either way round" not in again
+    assert tomllib.loads(again)["checkpoints"]["columns"]["written_at"]["timestamp"] == (
+        "%d/%m/%Y %H:%M:%S"
+    )
+
+
+@pytest.mark.parametrize("name", ["clean", "example", "timestamps"])
+def test_suggest_leaves_the_contract_layout_alone(name: str) -> None:
+    text = suggest_mapping(DATA / name)
+    assert tomllib.loads(text) == {}
+    assert "checkpoints.parquet: in the contract's layout, read as it is" in text

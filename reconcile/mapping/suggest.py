@@ -15,7 +15,6 @@ comments. Files already in the contract's layout are left to it.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,66 +25,24 @@ import duckdb
 from reconcile.db import quote_identifier, quote_literal
 from reconcile.logset.discover import is_hidden
 from reconcile.mapping.bind import FILE, ROW, reader
+from reconcile.mapping.names import (
+    allowed_values,
+    epoch_named,
+    guess_value,
+    match_columns,
+    table_named,
+    table_score,
+)
 from reconcile.mapping.spec import EXTENSIONS, MAPPING_FILE, ColumnSpec, TableSpec
 from reconcile.mapping.toml_text import mapping_text, table_text
 from reconcile_schemas import (
     REQUIRED_TABLES,
-    ROW_TIME,
     TABLES,
     Logical,
     logical_type,
     table_schema,
 )
 
-# Other names users give the contract's columns (normalized: lower case, words
-# joined by "_").
-SYNONYMS: dict[str, tuple[str, ...]] = {
-    "scope_id": ("stream", "stream_id", "scope", "stream_name", "source", "source_id"),
-    "partition_id": ("shard", "shard_id", "partition", "part", "partition_key", "split"),
-    "attempt_id": ("run", "run_id", "attempt", "worker_run", "worker_run_id", "job_run_id"),
-    "expected_generation": ("prev_gen", "prev_generation", "previous_generation", "expected"),
-    "owner_epoch": ("lease_epoch", "lease", "fencing_token", "owner_generation", "lease_id"),
-    "cas_result": ("cas", "cas_status", "cas_outcome", "result", "write_result"),
-    "position": ("seq", "sequence", "seq_no", "sequence_number", "offset", "pos", "sort_key"),
-    "outcome": ("status", "result", "disposition", "state"),
-    "event_count": ("count", "events", "n_events", "num_events", "size", "page_size"),
-    "resume_token": ("token", "cursor", "resume_cursor"),
-    "request_token": ("request_cursor", "page_token", "token_in"),
-    "next_token": ("next_cursor", "next_page_token", "token_out"),
-    "watermark": ("high_watermark", "hwm", "checkpoint"),
-}
-# Abbreviations of words in column names.
-WORDS = {
-    "pos": "position",
-    "gen": "generation",
-    "evt": "event",
-    "ev": "event",
-    "wm": "watermark",
-    "seq": "sequence",
-    "incl": "inclusive",
-    "cnt": "count",
-    "num": "count",
-    "n": "count",
-    "part": "partition",
-    "req": "request",
-    "tok": "token",
-    "ts": "time",
-    "eff": "effective",
-}
-# Words that say how a value is stored rather than what it is.
-WEAK = frozenset({"at", "id", "ms", "us", "ns", "s", "sec", "epoch", "time", "millis", "micros"})
-EPOCH_SUFFIXES = {
-    "s": "epoch_s",
-    "sec": "epoch_s",
-    "secs": "epoch_s",
-    "seconds": "epoch_s",
-    "ms": "epoch_ms",
-    "millis": "epoch_ms",
-    "us": "epoch_us",
-    "micros": "epoch_us",
-    "ns": "epoch_ns",
-    "nanos": "epoch_ns",
-}
 TIME_FORMATS = (
     "%Y-%m-%dT%H:%M:%S.%fZ",
     "%Y-%m-%dT%H:%M:%S.%f%z",
@@ -98,26 +55,8 @@ TIME_FORMATS = (
     "%d/%m/%Y %H:%M:%S",
     "%m/%d/%Y %H:%M:%S",
 )
-# Known spellings of the enumerations' values.
-VALUE_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
-    "outcome": {
-        "committed": ("ok", "success", "succeeded", "done", "commit", "acked", "ack", "stored"),
-        "failed": ("err", "error", "fail", "failure", "nack", "retry"),
-        "dead_lettered": ("dlq", "dead", "dead_letter", "deadletter", "dl", "dead_lettered"),
-        "ineligible": ("skip", "skipped", "filtered", "excluded", "ignored"),
-    },
-    "cas_result": {
-        "won": ("ok", "win", "success", "applied", "succeeded", "true"),
-        "lost": ("conflict", "lose", "fail", "failed", "rejected", "stale", "false"),
-    },
-    "role": {"member": ("active", "owner"), "retiring": ("retired", "leaving", "draining")},
-    "domain": {"discrete": ("int", "integer"), "dense": ("time", "continuous")},
-    "kind": {"scalar": ("single", "min"), "vector": ("per_partition", "map")},
-}
 DISCRIMINATORS = ("kind", "type", "table", "record_type", "entry_type", "log_type", "record")
-# a column matches from this similarity on; a source is a table's from this score on
-# (below TABLE_SCORE it is said to be a weak match)
-MIN_SCORE = 0.6
+# a source is a table's from this score on (below TABLE_SCORE: a weak match)
 TABLE_MIN = 0.3
 TABLE_SCORE = 0.6
 
@@ -140,40 +79,6 @@ class Suggestion:
     score: float
     notes: list[str] = field(default_factory=list)
     column_notes: dict[str, str] = field(default_factory=dict)
-
-
-def words(name: str) -> tuple[str, ...]:
-    """A column name's words: lower case, camelCase and punctuation split, known
-    abbreviations spelled out, plurals made singular."""
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
-    found = []
-    for part in re.split(r"[^A-Za-z0-9]+", spaced.lower()):
-        if not part:
-            continue
-        word = WORDS.get(part, part)
-        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-            word = word[:-1]
-        found.append(word)
-    return tuple(found)
-
-
-def similarity(contract: str, column: str) -> float:
-    """How much a user's column name looks like a contract column's (0 to 1)."""
-    norm = "_".join(re.split(r"[^a-z0-9]+", column.lower())).strip("_")
-    if norm == contract:
-        return 1.0
-    if norm in SYNONYMS.get(contract, ()):
-        return 0.95
-    ours, theirs = words(contract), words(column)
-    if ours == theirs:
-        return 0.92
-    strong_ours = set(ours) - WEAK
-    strong_theirs = set(theirs) - WEAK
-    if strong_ours and strong_ours == strong_theirs:
-        return 0.9
-    if strong_theirs and strong_theirs < strong_ours:
-        return 0.5 + 0.3 * len(strong_theirs) / len(strong_ours)
-    return 0.8 * difflib.SequenceMatcher(None, contract, norm).ratio() - 0.1
 
 
 def _sources(root: Path) -> list[Source]:
@@ -208,49 +113,6 @@ def _in_contract_layout(source: Source) -> bool:
         return False
     required = [n for n, c in table_schema(stem).columns.items() if not c.nullable]
     return all(n in source.columns for n in required)
-
-
-def _match_columns(
-    table: str, columns: dict[str, str], used_only: set[str] | None = None
-) -> dict[str, tuple[str, float]]:
-    """Each contract column's best user column, one user column each, best first."""
-    candidates = [c for c in columns if used_only is None or c in used_only]
-    pairs = sorted(
-        (
-            (similarity(name, column), name, column)
-            for name in table_schema(table).columns
-            for column in candidates
-        ),
-        key=lambda p: -p[0],
-    )
-    chosen: dict[str, tuple[str, float]] = {}
-    taken: set[str] = set()
-    for score, name, column in pairs:
-        if score < MIN_SCORE or name in chosen or column in taken:
-            continue
-        chosen[name] = (column, score)
-        taken.add(column)
-    time_column = ROW_TIME.get(table)
-    if time_column is not None and time_column not in chosen:
-        # the one timestamp of a row: the user's one time-like column left over
-        timely = [
-            c
-            for c in candidates
-            if c not in taken
-            and (columns[c].startswith("TIMESTAMP") or set(words(c)) & {"time", "ms", "us", "ns"})
-        ]
-        if len(timely) == 1:
-            chosen[time_column] = (timely[0], 0.6)
-    return chosen
-
-
-def _score(table: str, matched: dict[str, tuple[str, float]]) -> float:
-    schema = table_schema(table).columns
-    required = [n for n, c in schema.items() if not c.nullable]
-    optional = [n for n in schema if n not in required]
-    got = sum(matched[n][1] for n in required if n in matched)
-    extra = sum(matched[n][1] for n in optional if n in matched)
-    return got / max(len(required), 1) + 0.05 * extra
 
 
 class Suggester:
@@ -296,7 +158,7 @@ class Suggester:
                 continue
             named = {}
             for value in values:
-                table = _table_named(str(value))
+                table = table_named(str(value))
                 if table is not None and table not in named:
                     named[table] = str(value)
             if named:
@@ -311,7 +173,7 @@ class Suggester:
         kind = source.columns[column]
         if kind.startswith(("TIMESTAMP", "DATE")):
             return None, ""
-        named = _epoch_named(column)
+        named = epoch_named(column)
         values = self.distinct(source, column, condition, 100)
         numeric = kind in _NUMBERS or all(_NUMBER.fullmatch(str(v)) for v in values)
         if numeric and coordinate:
@@ -335,14 +197,19 @@ class Suggester:
             )
             return unit, "epoch unit guessed from the size of the values: check it"
         if kind == "VARCHAR" and values:
-            for fmt in TIME_FORMATS:
-                failed = self.con.execute(
+            reading = [
+                fmt
+                for fmt in TIME_FORMATS
+                if not self.con.execute(
                     "SELECT count(*) FROM unnest($v) AS t(x) WHERE try_strptime(x, $f) IS NULL",
                     {"v": [str(v) for v in values], "f": fmt},
                 ).fetchall()[0][0]
-                if failed == 0:
-                    return fmt, "format read from the values"
-            return "?", "text times in a format not recognized: give a strptime format"
+            ]
+            if not reading:
+                return "?", "text times in a format not recognized: give a strptime format"
+            if {"%d/%m/%Y %H:%M:%S", "%m/%d/%Y %H:%M:%S"} <= set(reading):
+                return reading[0], "day and month could be either way round: check the format"
+            return reading[0], "format read from the values"
         if not values:
             return None, "no values to tell how it holds times: check it"
         return None, f"a {kind} column: check that it reads as a timestamp"
@@ -351,13 +218,13 @@ class Suggester:
         self, source: Source, table: str, contract: str, column: str, condition: str | None
     ) -> tuple[tuple[tuple[str, Any], ...], str]:
         """A value map for an enumeration (empty when the values are the contract's)."""
-        allowed = _allowed(table, contract)
+        allowed = allowed_values(table, contract)
         found = self.distinct(source, column, condition, 50)
         if all(str(v) in allowed for v in found):
             return (), ""
         pairs, unknown = [], []
         for value in found:
-            guess = _guess_value(contract, str(value), allowed)
+            guess = guess_value(contract, str(value), allowed)
             pairs.append((str(value), guess or "?"))
             if guess is None:
                 unknown.append(str(value))
@@ -369,7 +236,7 @@ class Suggester:
     def section(
         self, table: str, source: Source, condition: str | None, columns: dict[str, str]
     ) -> Suggestion:
-        matched = _match_columns(table, columns)
+        matched = match_columns(table, columns)
         notes: dict[str, str] = {}
         specs: list[tuple[str, ColumnSpec]] = []
         schema = table_schema(table).columns
@@ -386,7 +253,7 @@ class Suggester:
                 if conversion is not None:
                     spec = ColumnSpec(column=user, timestamp=conversion)
                     note = "; ".join(n for n in (note, why) if n)
-            elif _allowed(table, name):
+            elif allowed_values(table, name):
                 pairs, why = self.values(source, table, name, user, condition)
                 if pairs:
                     spec = ColumnSpec(column=user, values=pairs)
@@ -417,7 +284,7 @@ class Suggester:
         if spare:
             lines.append(f"your columns not used: {', '.join(spare)}")
         section = TableSpec(table, (source.pattern,), None, condition, tuple(specs))
-        return Suggestion(section, _score(table, matched), lines, notes)
+        return Suggestion(section, table_score(table, matched), lines, notes)
 
     def suggest(self) -> tuple[list[Suggestion], list[str]]:
         """Each table's best section, and notes on what was left."""
@@ -469,13 +336,6 @@ _NUMBERS = frozenset({"BIGINT", "INTEGER", "HUGEINT", "UBIGINT", "DOUBLE", "FLOA
 _NUMBER = re.compile(r"-?[0-9]+(\.[0-9]*)?")
 
 
-def _epoch_named(column: str) -> str | None:
-    """The epoch unit a column's name ends in (``ts_ms``: epoch_ms), if any."""
-    raw_tail = re.split(r"[^a-z0-9]+", column.lower())[-1]
-    found = words(column)
-    return EPOCH_SUFFIXES.get(raw_tail) or (EPOCH_SUFFIXES.get(found[-1]) if found else None)
-
-
 def _identifier(name: str) -> str:
     """A column name as SQL: bare when it is a plain lower-case word."""
     return name if re.fullmatch(r"[a-z_][a-z0-9_]*", name) else quote_identifier(name)
@@ -485,34 +345,6 @@ def _filter_column(condition: str | None) -> str | None:
     if condition is None:
         return None
     return condition.split(" = ")[0].strip('"')
-
-
-def _table_named(value: str) -> str | None:
-    norm = re.sub(r"[^a-z0-9]+", "_", value.lower()).strip("_")
-    for table in TABLES:
-        singular = table.removesuffix("s")
-        if norm in (table, singular) or norm.replace("_", "") in (table, singular):
-            return table
-    return None
-
-
-def _allowed(table: str, column: str) -> tuple[str, ...]:
-    """An enumeration's values (empty for a column that is not one)."""
-    for check in table_schema(table).columns[column].checks:
-        if check.name == "isin":
-            return tuple(check.statistics["allowed_values"])
-    return ()
-
-
-def _guess_value(contract: str, value: str, allowed: tuple[str, ...]) -> str | None:
-    norm = re.sub(r"[^a-z0-9]+", "_", value.lower()).strip("_")
-    if norm in allowed:
-        return norm
-    for target, spellings in VALUE_WORDS.get(contract, {}).items():
-        if norm in spellings and target in allowed:
-            return target
-    close = difflib.get_close_matches(norm, allowed, n=1, cutoff=0.75)
-    return close[0] if close else None
 
 
 def suggest_mapping(root: str | Path) -> str:
