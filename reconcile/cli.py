@@ -298,6 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _spark(args: argparse.Namespace) -> SparkEngine:
+    from reconcile.spark.listing import is_remote  # noqa: PLC0415
     from reconcile.spark.run import SparkEngine  # noqa: PLC0415 (optional dependency)
     from reconcile.spark.session import spark_session  # noqa: PLC0415
 
@@ -309,8 +310,16 @@ def _spark(args: argparse.Namespace) -> SparkEngine:
         conf[key.strip()] = value.strip()
     if args.spark_buckets is not None and args.spark_buckets < 0:
         raise UsageError("--spark-buckets must be 0 or more")
+    if is_remote(args.logset) and args.mapping is not None:
+        raise UsageError(
+            "--mapping reads a local log set only (a folder the driver and the executors"
+            f" read): {args.logset} is a URL"
+        )
     return SparkEngine(
-        spark_session(args.spark_master, conf), args.logset, buckets=args.spark_buckets
+        spark_session(args.spark_master, conf),
+        args.logset,
+        buckets=args.spark_buckets,
+        mapping=args.mapping,
     )
 
 
@@ -328,11 +337,6 @@ def _on_spark(args: argparse.Namespace, command: str, **extra: Any) -> Any:
         memory_limit=args.memory_limit,
         threads=args.threads,
     )
-    if args.mapping is not None:
-        raise UsageError(
-            "the Spark engine reads log sets in the contract's layout only: --mapping"
-            " needs --engine duckdb"
-        )
     engine = _spark(args)
     try:
         return getattr(run, command)(engine, job, **extra)

@@ -28,7 +28,6 @@ from reconcile import open_logset, validate_logset
 from reconcile.audit import audit
 from reconcile.cli import main
 from reconcile.engine import Analysis
-from reconcile.errors import UsageError
 from reconcile.investigate import event_trail, membership, partition_pages
 from reconcile.mapping import MappingError, load_mapping
 from reconcile.mapping.names import similarity
@@ -37,7 +36,6 @@ from reconcile.mapping.suggest import suggest_mapping
 from reconcile.simulate import SimOptions, simulate
 from reconcile.simulate.foreign import floor_to_ms, to_foreign
 from reconcile.simulate.options import Eligibility, Evidence, Membership
-from reconcile.spark.listing import local_sources
 from tests.conftest import examples
 from tests.logsets import at, checkpoint, receipt, write_logset
 
@@ -459,16 +457,6 @@ def test_a_required_column_left_unmapped(tmp_path: Path) -> None:
         "not mapped",
     )
     assert "map it in [checkpoints.columns]" in problem.message
-
-
-def test_spark_engine_refuses_a_mapping(capsys: pytest.CaptureFixture[str]) -> None:
-    """Before any Spark session starts: no Java is needed to be told."""
-    mapping = str(DATA / "foreign" / "reconcile.toml")
-    command = ["validate", str(DATA / "clean"), "--engine", "spark", "--mapping", mapping]
-    assert main(command) == 2
-    assert "--mapping needs --engine duckdb" in capsys.readouterr().err
-    with pytest.raises(UsageError, match=r"reconcile\.toml maps this one"):
-        local_sources(str(DATA / "foreign"))
 
 
 def test_a_mapped_column_of_the_wrong_type(tmp_path: Path) -> None:

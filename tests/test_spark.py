@@ -49,10 +49,8 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-# in the contract's layout (foreign/ is read through its mapping: tests/test_mapping.py)
-BUNDLED = sorted(
-    p.name for p in DATA.iterdir() if p.is_dir() and not (p / "reconcile.toml").exists()
-)
+# foreign/ is read through its reconcile.toml, on Spark as on DuckDB
+BUNDLED = sorted(p.name for p in DATA.iterdir() if p.is_dir())
 
 
 @pytest.fixture(scope="module")
@@ -440,3 +438,59 @@ def test_pieces_route_rows_by_scope_and_bucket_without_spark(tmp_path: Path) -> 
     pq.write_table(numbers, sink)
     found = list(pieces(source, sink.getvalue().to_pybytes()))
     assert [(p["scope_id"], from_ipc(p["blob"]).num_rows) for p in found] == [(None, 4)]
+
+
+def _mapped_csv(tmp_path: Path) -> Path:
+    """A small mapped log set (CSV in two files, a constant scope, an SQL expression,
+    a value map, a text time) with two problems: a negative owner epoch, and a value
+    the map lacks."""
+    logs = tmp_path / "logs"
+    (logs / "cp").mkdir(parents=True)
+    (logs / "cp" / "a.csv").write_text(
+        "shard,run,lease,expected,gen,cas,written\n"
+        "p0,a1,1,0,1,Y,01/01/2026 00:00:00\n"
+        "p1,a1,-4,0,1,Y,01/01/2026 00:00:01\n"
+    )
+    (logs / "cp" / "b.csv").write_text(
+        "shard,run,lease,expected,gen,cas,written\n"
+        "p0,a1,1,1,2,N,01/01/2026 00:00:10\n"
+        "p1,a1,1,1,2,MAYBE,01/01/2026 00:00:11\n"
+    )
+    (logs / "reconcile.toml").write_text(
+        '[checkpoints]\nfiles = "cp/*.csv"\n[checkpoints.columns]\n'
+        'scope_id = { constant = "s" }\npartition_id = "shard"\nattempt_id = "run"\n'
+        'owner_epoch = { sql = "CAST(lease AS BIGINT)" }\nexpected_generation = "expected"\n'
+        'generation = "gen"\n'
+        'cas_result = { column = "cas", values = { Y = "won", N = "lost" } }\n'
+        'written_at = { column = "written", timestamp = "%d/%m/%Y %H:%M:%S" }\n'
+    )
+    return logs
+
+
+def test_mapped_log_sets_report_the_same_problems(spark: SparkSession, tmp_path: Path) -> None:
+    """Read through a mapping, Spark reports what DuckDB reports, in the user's
+    terms: the value the map lacks (found on the driver), and, once it is mapped,
+    the negative owner epoch in the user's file and row."""
+    logs = _mapped_csv(tmp_path)
+    for _ in range(2):
+        duck = validate_logset(logs)
+        engine = _engine(spark, logs, rows_per_piece=1)
+        try:
+            mine = run.validate(engine, Job("validate", {}))
+        finally:
+            engine.close()
+        assert [p.to_dict() for p in mine.problems] == [p.to_dict() for p in duck.problems]
+        assert mine.mapping == duck.mapping == str(logs / "reconcile.toml")
+        toml = logs / "reconcile.toml"
+        toml.write_text(toml.read_text().replace('N = "lost"', 'N = "lost", MAYBE = "lost"'))
+    assert [(p.check, p.source, p.files) for p in duck.problems] == [
+        ("greater_than_or_equal_to", "sql CAST(lease AS BIGINT)", ("cp/a.csv",))
+    ]
+    assert duck.problems[0].examples[0]["row"] == 1
+
+
+def test_a_mapping_is_for_local_log_sets(capsys: pytest.CaptureFixture[str]) -> None:
+    mapping = str(DATA / "foreign" / "reconcile.toml")
+    url = f"file://{DATA / 'clean'}"
+    assert main(["validate", url, "--engine", "spark", "--mapping", mapping]) == 2
+    assert "reads a local log set only" in capsys.readouterr().err

@@ -241,13 +241,21 @@ def load_mapping(path: str | Path) -> LogMapping:
         text = where.read_text(encoding="utf-8")
     except OSError as error:
         raise MappingError(f"mapping {where} cannot be read: {error.strerror or error}") from None
-    return parse_mapping(text, where)
+    return parse_mapping(text, where.resolve())
 
 
 def default_mapping_file(logset: str | Path) -> Path | None:
     """The log directory's own ``reconcile.toml``, when it has one."""
     default = Path(logset) / MAPPING_FILE
     return default if default.is_file() else None
+
+
+def mapping_file(logset: str | Path, explicit: LogMapping | str | Path | None) -> str | None:
+    """The mapping file a log set is read through, as reports name it."""
+    if isinstance(explicit, LogMapping):
+        return str(explicit.path)
+    found = Path(explicit) if explicit is not None else default_mapping_file(logset)
+    return str(found.resolve()) if found is not None else None
 
 
 def find_mapping(logset: str | Path, explicit: str | Path | None = None) -> LogMapping | None:

@@ -18,7 +18,6 @@ type hints to choose its iterator form.
 """
 
 import json
-import os
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -33,9 +32,13 @@ from reconcile.api import open_logset
 from reconcile.audit import AuditSettings, audit
 from reconcile.db import EngineConfig
 from reconcile.engine.analysis import WATERMARK_STEPS, Analysis
+from reconcile.logset.discover import discover
+from reconcile.mapping.bind import MappedTable
+from reconcile.mapping.check import in_user_terms
 from reconcile.problems import Problem
-from reconcile.spark.scatter import PIECES_ARROW, SOURCE_ROW, from_ipc, to_ipc
-from reconcile.validate import validate_logset
+from reconcile.spark.local import work_dir
+from reconcile.spark.scatter import PIECES_ARROW, PROBLEM, SOURCE_ROW, from_ipc, to_ipc
+from reconcile.validate import validate_files
 
 OUTPUTS_SCHEMA = "scope_id string, output string, blob binary"
 OUTPUTS_ARROW = pa.schema(
@@ -59,6 +62,11 @@ class Job:
     max_examples: int = 5
     memory_limit: str | None = None
     threads: int | None = None
+    # read through a mapping: each mapped table as bound, the user's file of each
+    # laid-out relpath, and the tables whose value maps miss values (not scanned)
+    mapped: Mapping[str, MappedTable] = field(default_factory=dict)
+    user_files: Mapping[str, str] = field(default_factory=dict)
+    broken: frozenset[str] = frozenset()
 
     def config(self) -> EngineConfig:
         env = EngineConfig.from_env()
@@ -84,6 +92,8 @@ class ScopeFiles:
     source_rows: dict[str, pa.Array] = field(default_factory=dict)
     presets: dict[str, list[pa.Table]] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
+    # problems found reading files (scatter.PROBLEM pieces), as dicts
+    problems: list[dict[str, Any]] = field(default_factory=list)
 
     def preset(self) -> dict[str, pa.Table]:
         return {
@@ -105,6 +115,9 @@ def lay_out(root: Path, pieces: Iterator[pa.RecordBatch], job: Job) -> ScopeFile
             for relpath, blob in zip(relpaths, blobs, strict=True):
                 if relpath == FAILED:
                     laid.failures.append(blob.decode())
+                    continue
+                if relpath == PROBLEM:
+                    laid.problems.append(json.loads(blob))
                     continue
                 part = from_ipc(blob)
                 if relpath.startswith(PRESET):
@@ -137,18 +150,25 @@ def _of_table(relpath: str, table: str) -> bool:
     return relpath == f"{table}.parquet" or relpath.startswith(f"{table}/")
 
 
-def _source_problem(problem: Problem, laid: ScopeFiles) -> dict[str, Any]:
-    """A problem as a dict whose example rows are numbered as in the source files."""
-    found = problem.to_dict()
+def _source_problem(problem: Problem, laid: ScopeFiles, job: Job) -> dict[str, Any]:
+    """A problem as a dict whose example rows are numbered as in the source files,
+    and named as the user names them where a mapping reads them."""
+    found = in_user_terms(problem, dict(job.mapped)).to_dict()
+    users = job.user_files
     examples = []
-    for example in found["examples"]:
-        rows = laid.source_rows.get(example.get("file") or "")
+    for given in found["examples"]:
+        example = dict(given)
+        file = example.get("file") or ""
+        rows = laid.source_rows.get(file)
         row = example.get("row")
         if rows is not None and isinstance(row, int) and 0 <= row < len(rows):
-            examples.append({**example, "row": rows[row].as_py()})
-        else:
-            examples.append(example)
+            example["row"] = rows[row].as_py()
+        if file in users:
+            example["file"] = users[file]
+        examples.append(example)
     found["examples"] = examples
+    found["files"] = list(dict.fromkeys(users.get(f, f) for f in found["files"]))
+    found["file"] = found["files"][0] if found["files"] else None
     return found
 
 
@@ -170,14 +190,16 @@ def _frame_blob(frame: Any) -> bytes:
 def evaluate(laid: ScopeFiles, job: Job) -> dict[str, bytes]:
     """The job's outputs for one laid-out scope, as named blobs."""
     config = job.config()
-    report = validate_logset(laid.root, config=config, max_examples=job.max_examples)
+    report = validate_files(
+        discover(laid.root), config=config, max_examples=job.max_examples, broken=job.broken
+    )
     meta: dict[str, Any] = {
         "coordinate": report.coordinate,
         "rows": {t.name: t.rows for t in report.tables},
-        "problems": [_source_problem(p, laid) for p in report.problems],
+        "problems": [_source_problem(p, laid, job) for p in report.problems] + laid.problems,
     }
     out: dict[str, bytes] = {}
-    if job.command != "validate" and report.ok:
+    if job.command != "validate" and report.ok and not laid.problems and not job.broken:
         if laid.failures:
             # the log set is valid, and yet a bucket failed: the engine's fault
             raise RuntimeError("the partition phase failed: " + laid.failures[0])
@@ -198,18 +220,6 @@ def evaluate(laid: ScopeFiles, job: Job) -> dict[str, bytes]:
                 meta["timings"] = result.timings
     out["meta"] = json.dumps(meta, default=str).encode()
     return out
-
-
-def work_dir() -> str | None:
-    """Where a task lays its rows out: RECONCILE_TEMP_DIR, else the executor's local
-    directories as Spark (SPARK_LOCAL_DIRS) or YARN (LOCAL_DIRS) give them, else the
-    system's temporary directory (None)."""
-    for name in ("RECONCILE_TEMP_DIR", "SPARK_LOCAL_DIRS", "LOCAL_DIRS"):
-        value = os.environ.get(name, "")
-        first = value.split(",")[0].strip()
-        if first and Path(first).is_dir():
-            return first
-    return None
 
 
 Grouped = Callable[[tuple[pa.Scalar, ...], Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]

@@ -5,12 +5,13 @@ same layout rules."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
-from reconcile.errors import InputError, UsageError
+from reconcile.errors import InputError
 from reconcile.logset.discover import discover, is_hidden, relative_name
-from reconcile.mapping.spec import default_mapping_file
+from reconcile.mapping import LogMapping, resolve_mapping
 from reconcile.problems import Problem
 from reconcile.spark.scatter import SourceFile
 from reconcile_schemas import TABLES
@@ -66,21 +67,26 @@ def layout(root: str, relpaths: Iterable[str]) -> tuple[dict[str, SourceFile], l
     return sources, problems
 
 
-def local_sources(path: str) -> tuple[str, dict[str, SourceFile], list[Problem]]:
-    mapping = default_mapping_file(path)
-    if mapping is not None:
-        raise UsageError(
-            f"the Spark engine reads log sets in the contract's layout only; {mapping}"
-            " maps this one: use --engine duckdb"
-        )
-    files = discover(path)
+def local_sources(
+    path: str, mapping: LogMapping | str | Path | None = None
+) -> tuple[str, dict[str, SourceFile], list[Problem]]:
+    """A local log set's files, by the engine's own discovery; with a mapping (given,
+    or the folder's reconcile.toml), the user's files of each mapped table, each to be
+    read through it and laid out as ``<table>/NNNNN.parquet``."""
+    files = discover(path, resolve_mapping(path, mapping))
     sources: dict[str, SourceFile] = {}
     for table in files.tables.values():
-        for file, hive in zip(table.files, table.hive, strict=True):
+        mapped = files.mapped.get(table.name)
+        for number, (file, hive) in enumerate(zip(table.files, table.hive, strict=True)):
             name = relative_name(files.root, file)
             # not as_uri(): Hadoop reads the path as written, and would look for
             # "scope_id%3Ds0" where the folder is "scope_id=s0"
-            sources[name] = SourceFile(table.name, name, f"file://{file.as_posix()}", dict(hive))
+            uri = f"file://{file.as_posix()}"
+            if mapped is None:
+                sources[name] = SourceFile(table.name, name, uri, dict(hive))
+                continue
+            relpath = f"{table.name}/{number:05d}.parquet"
+            sources[relpath] = SourceFile(table.name, relpath, uri, {}, mapped, name)
     return str(files.root), sources, list(files.problems)
 
 

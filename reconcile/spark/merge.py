@@ -141,6 +141,7 @@ def merge_problems(found: Sequence[Sequence[dict[str, Any]]], max_examples: int)
             files=tuple(p["files"]),
             failing_rows=p["failing_rows"],
             examples=tuple(p["examples"]),
+            source=p.get("source"),
         )
         for p in (merged[key] for key in order)
     ]

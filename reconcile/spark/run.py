@@ -17,6 +17,10 @@ from reconcile.audit import AuditResult
 from reconcile.audit.findings import sort_findings
 from reconcile.engine.analysis import PARTITION_INPUTS
 from reconcile.errors import InvalidLogSet, ReconcileError, UsageError
+from reconcile.mapping import LogMapping
+from reconcile.mapping.check import uncovered_values
+from reconcile.mapping.spec import mapping_file
+from reconcile.problems import Problem
 from reconcile.spark.kernel import (
     FRAMES,
     OUTPUTS_SCHEMA,
@@ -86,6 +90,7 @@ class SparkEngine:
         *,
         rows_per_piece: int = PIECE_ROWS,
         buckets: int | None = None,
+        mapping: LogMapping | str | Path | None = None,
     ) -> None:
         self.spark = spark
         self.rows_per_piece = rows_per_piece
@@ -94,9 +99,17 @@ class SparkEngine:
         self.buckets = buckets
         text = str(path)
         if is_remote(text):
+            if mapping is not None:
+                raise UsageError(
+                    "a mapping reads a local log set only (a folder the driver and the"
+                    f" executors read): {text} is a URL"
+                )
             self.root, self.sources, self.layout_problems = remote_sources(spark, text)
         else:
-            self.root, self.sources, self.layout_problems = local_sources(text)
+            self.root, self.sources, self.layout_problems = local_sources(text, mapping)
+        # the tables read through a mapping, as bound here, on the driver
+        self.mapped = {s.table: s.mapped for s in self.sources.values() if s.mapped is not None}
+        self.mapping = mapping_file(text, mapping) if self.mapped else None
         self._facts_read = False
         self.tables: dict[str, tuple[str, bytes]] = {}
         self.files: dict[str, int] = {}
@@ -107,7 +120,7 @@ class SparkEngine:
         reads the footers and the end-of-log columns only)."""
         if self._facts_read:
             return
-        uris = [s.uri for s in self.sources.values()]
+        uris = list(dict.fromkeys(s.uri for s in self.sources.values()))
         if uris:
             with spark_errors(f"read the log set {self.root}"):
                 files = self.spark.read.format("binaryFile").load(uris)
@@ -134,7 +147,7 @@ class SparkEngine:
         schema = BUCKETED_SCHEMA if buckets else PIECES_SCHEMA
         if not sources:
             return self.spark.createDataFrame([], schema)
-        uris = [s.uri for s in sources.values()]
+        uris = list(dict.fromkeys(s.uri for s in sources.values()))
         files = self.spark.read.format("binaryFile").load(uris).select("path", "content")
         return files.mapInArrow(scatter(sources, self.rows_per_piece, buckets), schema)
 
@@ -177,16 +190,35 @@ class SparkEngine:
         )
         return pieces.unionByName(phases)
 
+    def _uncovered(self, max_examples: int) -> list[Problem]:
+        """Values the mapping's value maps miss, found here on the driver (a scan of the
+        mapped columns alone, as validation makes on one machine)."""
+        with duckdb.connect(":memory:") as con:
+            return [p for t in self.mapped.values() for p in uncovered_values(con, t, max_examples)]
+
     def run(self, job: Job) -> Collected:
         """Run ``job`` on every scope; a log set without rows runs as one empty scope."""
         self.read_facts()
-        job = Job(**{**job.__dict__, "tables": self.tables, "end_ns": self.end_ns})
+        uncovered = self._uncovered(job.max_examples)
+        job = Job(
+            **{
+                **job.__dict__,
+                "tables": self.tables,
+                "end_ns": self.end_ns,
+                "mapped": self.mapped,
+                "user_files": {
+                    k: s.user_file for k, s in self.sources.items() if s.user_file is not None
+                },
+                "broken": frozenset(p.table for p in uncovered if p.table),
+            }
+        )
         inputs = self._scope_inputs(job)
         with spark_errors(f"run {job.command} on the scopes of {self.root}"):
             rows = (
                 inputs.groupBy("scope_id").applyInArrow(scope_kernel(job), OUTPUTS_SCHEMA).collect()
             )
         collected = Collected()
+        collected.problems.append([p.to_dict() for p in uncovered])
         if not rows:
             with tempfile.TemporaryDirectory(prefix="reconcile-scope-") as folder:
                 outputs = evaluate(lay_out(Path(folder), iter(()), job), job)
@@ -202,6 +234,7 @@ class SparkEngine:
         problems = merge_problems([layout_problems, *collected.problems], max_examples)
         return ValidationReport(
             logset=self.root,
+            mapping=self.mapping,
             coordinate=collected.coordinate,
             problems=tuple(problems),
             tables=tuple(
@@ -290,6 +323,7 @@ def audit(engine: SparkEngine, job: Job, step: Step | None = None) -> AuditResul
                 for name in TABLES
                 if name in engine.files
             },
+            **({"mapping": engine.mapping} if engine.mapping is not None else {}),
         },
         timings=collected.timings,
     )

@@ -12,16 +12,21 @@ streams of at most ``PIECE_ROWS`` of its rows, all of one scope, with
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
+import duckdb
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from reconcile.logset.arrow_types import Kind, kind_of
+from reconcile.mapping.bind import MappedTable
+from reconcile.problems import Problem
+from reconcile.spark.mapped import mapped_rows
 
 # The timestamp column of each table that the end of the log set reads
 # (sql/end_of_log.sql): the latest of them all.
@@ -51,12 +56,17 @@ PIECE_ROWS = 100_000
 
 @dataclass(frozen=True)
 class SourceFile:
-    """A file of the log set: its table, name relative to the log set, hive values."""
+    """A file of the log set: its table, name relative to the log set, hive values.
+    A file read through a mapping has the bound table (``mapped``), its name in the
+    user's folder (``user_file``), and a ``relpath`` of the contract's layout under
+    which its rows are laid out (``<table>/NNNNN.parquet``)."""
 
     table: str
     relpath: str
     uri: str
     hive: Mapping[str, str] = field(default_factory=dict)
+    mapped: MappedTable | None = None
+    user_file: str | None = None
 
 
 def to_ipc(table: pa.Table) -> bytes:
@@ -136,18 +146,51 @@ def _buckets(source: SourceFile, rows: pa.Table, buckets: int) -> Iterator[tuple
         yield int(bucket), rows.filter(pc.equal(numbers, bucket))
 
 
+# A piece whose relpath is this carries a problem (JSON) found reading a file.
+PROBLEM = "__problem__"
+
+
+def _batches(source: SourceFile, content: bytes, rows_per_piece: int) -> Iterator[pa.Table]:
+    """The file's rows, ``rows_per_piece`` at a time, with SOURCE_ROW."""
+    if source.mapped is not None:
+        rows = mapped_rows(source.mapped, source.user_file or source.relpath, content, SOURCE_ROW)
+        for start in range(0, rows.num_rows, rows_per_piece):
+            yield rows.slice(start, rows_per_piece)
+        return
+    parquet = pq.ParquetFile(pa.BufferReader(content))
+    offset = 0
+    for batch in parquet.iter_batches(batch_size=rows_per_piece, use_threads=False):
+        yield pa.Table.from_batches([batch]).append_column(
+            SOURCE_ROW, pa.array(range(offset, offset + batch.num_rows), type=pa.int64())
+        )
+        offset += batch.num_rows
+
+
+def _unreadable(source: SourceFile, error: duckdb.Error) -> dict[str, object]:
+    """A piece saying that a file does not read through the mapping (as validation
+    says it on one machine), for the task of the rows without a scope."""
+    problem = Problem(
+        check="unreadable_table",
+        table=source.table,
+        files=(source.user_file or source.relpath,),
+        message=f"cannot be read through the mapping: {error}",
+    )
+    return {"scope_id": None, "relpath": PROBLEM, "blob": json.dumps(problem.to_dict()).encode()}
+
+
 def pieces(
     source: SourceFile, content: bytes, rows_per_piece: int = PIECE_ROWS, buckets: int = 0
 ) -> Iterator[dict[str, object]]:
     """The pieces of one file: at most ``rows_per_piece`` rows each, read a batch at
-    a time, each of one scope (and of one bucket of partitions, with ``buckets``)."""
-    parquet = pq.ParquetFile(pa.BufferReader(content))
-    offset = 0
-    for batch in parquet.iter_batches(batch_size=rows_per_piece, use_threads=False):
-        rows = pa.Table.from_batches([batch]).append_column(
-            SOURCE_ROW, pa.array(range(offset, offset + batch.num_rows), type=pa.int64())
-        )
-        offset += batch.num_rows
+    a time, each of one scope (and of one bucket of partitions, with ``buckets``). A
+    file the mapping cannot read gives one PROBLEM piece (none in buckets)."""
+    try:
+        batches = list(_batches(source, content, rows_per_piece)) if source.mapped else None
+    except duckdb.Error as error:
+        if not buckets:
+            yield _unreadable(source, error)
+        return
+    for rows in batches if batches is not None else _batches(source, content, rows_per_piece):
         for scope, part in _split(source, rows):
             if not buckets:
                 yield {"scope_id": scope, "relpath": source.relpath, "blob": to_ipc(part)}
@@ -161,9 +204,33 @@ def pieces(
                 }
 
 
+def _mapped_facts(source: SourceFile, content: bytes) -> dict[str, object]:
+    assert source.mapped is not None
+    schema = pa.schema([(n, t) for n, t in source.mapped.types.items()])
+    try:
+        rows = mapped_rows(source.mapped, source.user_file or source.relpath, content, SOURCE_ROW)
+    except duckdb.Error:
+        # the scatter reports it (see pieces): no rows, no time from this file here
+        return {
+            "relpath": source.relpath,
+            "rows": 0,
+            "end_ns": None,
+            "blob": to_ipc(schema.empty_table()),
+        }
+    return {
+        "relpath": source.relpath,
+        "rows": rows.num_rows,
+        "end_ns": end_ns(source, rows),
+        "blob": to_ipc(schema.empty_table()),
+    }
+
+
 def facts(source: SourceFile, content: bytes) -> dict[str, object]:
     """A file's schema (as an empty IPC table), row count and latest timestamp, from
-    its footer and its end-of-log column alone."""
+    its footer and its end-of-log column alone (a file read through a mapping: its
+    mapped columns, read whole)."""
+    if source.mapped is not None:
+        return _mapped_facts(source, content)
     parquet = pq.ParquetFile(pa.BufferReader(content))
     schema = parquet.schema_arrow
     name = END_COLUMNS.get(source.table)
@@ -182,21 +249,25 @@ def _unquoted(path: str) -> str:
     return unquote(path).rstrip("/")
 
 
-def match_sources(sources: Mapping[str, SourceFile]) -> dict[str, SourceFile]:
-    """Sources by their path without scheme or quoting, for Spark's spelling of it."""
-    return {_unquoted(s.uri.split(":", 1)[-1]).lstrip("/"): s for s in sources.values()}
+def match_sources(sources: Mapping[str, SourceFile]) -> dict[str, list[SourceFile]]:
+    """Sources by their path without scheme or quoting, for Spark's spelling of it
+    (a file read through a mapping for two tables is two sources)."""
+    found: dict[str, list[SourceFile]] = {}
+    for source in sources.values():
+        found.setdefault(_unquoted(source.uri.split(":", 1)[-1]).lstrip("/"), []).append(source)
+    return found
 
 
-def source_of(path: str, by_path: Mapping[str, SourceFile]) -> SourceFile:
-    """The source file that Spark names ``path`` (``file:/x``, ``hdfs://nn/x``)."""
+def source_of(path: str, by_path: Mapping[str, list[SourceFile]]) -> list[SourceFile]:
+    """The sources of the file that Spark names ``path`` (``file:/x``, ``hdfs://nn/x``)."""
     bare = _unquoted(path.split(":", 1)[-1]).lstrip("/")
     found = by_path.get(bare)
     if found is not None:
         return found
     # hdfs://namenode/x: the authority is part of the path after the scheme
-    for key, source in by_path.items():
+    for key, sources in by_path.items():
         if bare.endswith("/" + key) or key.endswith("/" + bare):
-            return source
+            return sources
     raise KeyError(f"Spark read a file the log set does not list: {path}")
 
 
@@ -208,7 +279,8 @@ def _files(
         paths = batch.column("path").to_pylist()
         contents = batch.column("content").to_pylist()
         for path, content in zip(paths, contents, strict=True):
-            yield source_of(path, by_path), content
+            for source in source_of(path, by_path):
+                yield source, content
 
 
 def scatter(

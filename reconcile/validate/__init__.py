@@ -55,8 +55,10 @@ def validate_files(
     *,
     config: EngineConfig | None = None,
     max_examples: int = DEFAULT_EXAMPLES,
+    broken: frozenset[str] = frozenset(),
 ) -> ValidationReport:
-    """:func:`validate_logset` on a log set already discovered (and its mapping bound)."""
+    """:func:`validate_logset` on a log set already discovered (and its mapping bound);
+    ``broken`` tables, whose problems were found elsewhere, are not scanned."""
     file_schemas: dict[str, list[FileSchema]] = {}
     read_problems: list[Problem] = []
     for name, table_files in files.tables.items():
@@ -68,15 +70,15 @@ def validate_files(
     problems = list(structure.problems)
     rows: dict[str, int] = {}
     with Engine(config) as engine:
-        broken = set(structure.broken)
+        skipped = set(structure.broken) | broken
         for name, mapped in files.mapped.items():
-            if name not in broken:
+            if name not in skipped:
                 uncovered = uncovered_values(engine.con, mapped, max_examples)
                 problems.extend(uncovered)
                 # a value the map lacks reads as null: not reported again as such
-                broken.update(p.table for p in uncovered if p.table)
-        logset = LogSet(files, file_schemas, coordinate, engine, skip=frozenset(broken))
-        scanned = [t for t in logset.present if t not in broken]
+                skipped.update(p.table for p in uncovered if p.table)
+        logset = LogSet(files, file_schemas, coordinate, engine, skip=frozenset(skipped))
+        scanned = [t for t in logset.present if t not in skipped]
         for table in scanned:
             table_problems, count = check_rows(logset, table, max_examples)
             problems.extend(table_problems)
@@ -88,7 +90,7 @@ def validate_files(
         for rule in load_rules():
             if not rule.requires <= set(logset.present):
                 continue
-            if rule.reads & (broken | unreadable):
+            if rule.reads & (skipped | unreadable):
                 continue
             problems.extend(check_rule(logset, rule, max_examples))
     return ValidationReport(

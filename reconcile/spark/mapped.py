@@ -1,0 +1,38 @@
+"""A file read through the mapping inside a Spark task.
+
+The task has the file's bytes (Spark's ``binaryFile``) and the mapping as bound on
+the driver; it writes the bytes to the executor's disk and reads them with the
+mapping's own relation (:func:`reconcile.mapping.bind.mapped_relation`): the
+contract's columns with their mapped types, and each row's number in the user's
+file. From there on the rows are pieces like any other; the scope's task lays them
+out as a table in the contract's layout.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from reconcile.mapping.bind import FILE, ROW, MappedTable, mapped_relation
+from reconcile.spark.local import work_dir
+
+
+def mapped_rows(table: MappedTable, user_file: str, content: bytes, source_row: str) -> pa.Table:
+    """The rows of one of the user's files, as the mapping reads them, with each
+    row's number in the file as ``source_row``. Raises ``duckdb.Error`` when the
+    mapping's conversions fail on the file's values."""
+    suffix = Path(user_file).suffix
+    with tempfile.TemporaryDirectory(prefix="reconcile-map-", dir=work_dir()) as folder:
+        path = Path(folder) / f"file{suffix}"
+        path.write_bytes(content)
+        with duckdb.connect(":memory:") as con:
+            rows = mapped_relation(con, replace(table, files=(path,)))
+            items = [f'"{name}"' for name, _ in table.expressions]
+            items.append(f'CAST("{ROW}" AS BIGINT) AS "{source_row}"')
+            found = rows.order(f'"{ROW}"').select(", ".join(items)).to_arrow_table()
+    assert FILE not in found.column_names
+    return found
