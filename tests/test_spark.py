@@ -494,3 +494,26 @@ def test_a_mapping_is_for_local_log_sets(capsys: pytest.CaptureFixture[str]) -> 
     url = f"file://{DATA / 'clean'}"
     assert main(["validate", url, "--engine", "spark", "--mapping", mapping]) == 2
     assert "reads a local log set only" in capsys.readouterr().err
+
+
+def test_a_mapped_file_that_does_not_convert(spark: SparkSession, tmp_path: Path) -> None:
+    """A value the mapping's conversion rejects: a problem naming the table (and on
+    Spark the file), as on DuckDB; not a failed Spark job."""
+    logs = _mapped_csv(tmp_path)
+    toml = logs / "reconcile.toml"
+    toml.write_text(toml.read_text().replace('N = "lost"', 'N = "lost", MAYBE = "lost"'))
+    bad = logs / "cp" / "b.csv"
+    bad.write_text(bad.read_text().replace("01/01/2026 00:00:10", "31/02/2026 00:00:10"))
+    duck = validate_logset(logs)
+    engine = _engine(spark, logs)
+    try:
+        mine = run.validate(engine, Job("validate", {}))
+    finally:
+        engine.close()
+    for report in (duck, mine):
+        assert [(p.check, p.table) for p in report.problems][-1] == (
+            "unreadable_table",
+            "checkpoints",
+        )
+        assert "cannot be read through the mapping" in report.problems[-1].message
+    assert mine.problems[-1].files == ("cp/b.csv",)
