@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -517,3 +518,32 @@ def test_a_mapped_file_that_does_not_convert(spark: SparkSession, tmp_path: Path
         )
         assert "cannot be read through the mapping" in report.problems[-1].message
     assert mine.problems[-1].files == ("cp/b.csv",)
+
+
+def test_a_mapped_hive_layout(spark: SparkSession, tmp_path: Path) -> None:
+    """A mapping that takes the scope from a hive folder (stream=s0/) reads the same
+    on Spark, where each file is read on its own in a task."""
+    logs = tmp_path / "logs"
+    for scope in ("s0", "s1"):
+        rows = pl.DataFrame(
+            {
+                "shard": ["p0", "p0"],
+                "run": ["a", "a"],
+                "owner_epoch": [1, 1],
+                "expected_generation": [0, 1],
+                "generation": [1, 2],
+                "cas_result": ["won", "won"],
+                "written_at": [datetime(2026, 1, 1), datetime(2026, 1, 1, 0, 1)],
+                "watermark": [3, 5],
+                "watermark_inclusive": [True, True],
+            }
+        )
+        (logs / "cp" / f"stream={scope}").mkdir(parents=True)
+        rows.write_parquet(logs / "cp" / f"stream={scope}" / "part.parquet")
+    (logs / "reconcile.toml").write_text(
+        '[checkpoints]\nfiles = "cp/**/*.parquet"\n[checkpoints.columns]\n'
+        'scope_id = "stream"\npartition_id = "shard"\nattempt_id = "run"\n'
+    )
+    mine = spark_audit(spark, logs)
+    assert_same(mine, duckdb_audit(logs))
+    assert sorted(mine.watermarks["scope_id"].to_list()) == ["s0", "s1"]

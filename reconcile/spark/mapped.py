@@ -25,9 +25,13 @@ def mapped_rows(table: MappedTable, user_file: str, content: bytes, source_row: 
     """The rows of one of the user's files, as the mapping reads them, with each
     row's number in the file as ``source_row``. Raises ``duckdb.Error`` when the
     mapping's conversions fail on the file's values."""
-    suffix = Path(user_file).suffix
+    relative = Path(user_file)
+    if relative.is_absolute() or ".." in relative.parts:
+        relative = Path(relative.name)
     with tempfile.TemporaryDirectory(prefix="reconcile-map-", dir=work_dir()) as folder:
-        path = Path(folder) / f"file{suffix}"
+        # under its own relative path: hive folders (stream=s0/) still name columns
+        path = Path(folder) / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content)
         with duckdb.connect(":memory:") as con:
             rows = mapped_relation(con, replace(table, files=(path,)))
