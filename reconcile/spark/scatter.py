@@ -210,10 +210,11 @@ def _mapped_facts(source: SourceFile, content: bytes) -> dict[str, object]:
     try:
         rows = mapped_rows(source.mapped, source.user_file or source.relpath, content, SOURCE_ROW)
     except duckdb.Error:
-        # the scatter reports it (see pieces): no rows, no time from this file here
+        # reported as the file's problem by pieces(), which meets the same error; here
+        # the file has no row count and no time to give
         return {
             "relpath": source.relpath,
-            "rows": 0,
+            "rows": None,
             "end_ns": None,
             "blob": to_ipc(schema.empty_table()),
         }
