@@ -694,3 +694,27 @@ def test_suggest_leaves_the_contract_layout_alone(name: str) -> None:
     text = suggest_mapping(DATA / name)
     assert tomllib.loads(text) == {}
     assert "checkpoints.parquet: in the contract's layout, read as it is" in text
+
+
+def test_text_flags_through_a_value_map_and_their_suggestion(tmp_path: Path) -> None:
+    """Y/N for a bool column: a value map to true/false reads as the contract's bool,
+    and suggest proposes it."""
+    rows = _cp_rows()
+    mapping = MAPPING.replace(
+        'watermark_inclusive = "wm_incl"',
+        'watermark_inclusive = { column = "wm_incl", values = { Y = true, N = false } }',
+    )
+    logs = _csv_logset(tmp_path, rows, mapping=mapping)
+    for name in ("a.csv", "b.csv"):
+        path = logs / "cp" / name
+        frame = pl.read_csv(path, infer_schema=False)
+        frame.with_columns(pl.col("wm_incl").replace_strict({"true": "Y", "false": "N"})).write_csv(
+            path
+        )
+    contract = write_logset(tmp_path / "contract", {"checkpoints": rows})
+    with open_logset(logs) as mapped, open_logset(contract) as plain:
+        a = mapped.con.sql("SELECT generation, watermark_inclusive FROM checkpoints ORDER BY 1")
+        b = plain.con.sql("SELECT generation, watermark_inclusive FROM checkpoints ORDER BY 1")
+        assert a.fetchall() == b.fetchall()
+    suggested = tomllib.loads(suggest_mapping(logs))["checkpoints"]["columns"]
+    assert suggested["watermark_inclusive"] == {"column": "wm_incl", "values": {"Y": True}}

@@ -191,3 +191,13 @@ def guess_value(contract: str, value: str, allowed: tuple[str, ...]) -> str | No
             return target
     close = difflib.get_close_matches(norm, allowed, n=1, cutoff=0.75)
     return close[0] if close else None
+
+
+_TRUE = frozenset({"true", "t", "yes", "y", "1", "on", "stable", "eligible"})
+_FALSE = frozenset({"false", "f", "no", "n", "0", "off", "unstable", "ineligible"})
+
+
+def guess_truth(value: str) -> bool | None:
+    """A text's truth value where it is a known spelling of one (None: unknown)."""
+    norm = value.strip().lower()
+    return True if norm in _TRUE else False if norm in _FALSE else None

@@ -28,6 +28,7 @@ from reconcile.mapping.bind import FILE, ROW, reader
 from reconcile.mapping.names import (
     allowed_values,
     epoch_named,
+    guess_truth,
     guess_value,
     match_columns,
     table_named,
@@ -214,6 +215,21 @@ class Suggester:
             return None, "no values to tell how it holds times: check it"
         return None, f"a {kind} column: check that it reads as a timestamp"
 
+    def truths(
+        self, source: Source, column: str, condition: str | None
+    ) -> tuple[tuple[tuple[str, Any], ...], str]:
+        """A value map from a text column's values to true and false."""
+        pairs: list[tuple[str, Any]] = []
+        unknown = []
+        for value in self.distinct(source, column, condition, 20):
+            truth = guess_truth(str(value))
+            pairs.append((str(value), "?" if truth is None else truth))
+            if truth is None:
+                unknown.append(str(value))
+        if unknown:
+            return tuple(pairs), f"edit the value map: {', '.join(unknown)} not recognized"
+        return tuple(pairs), "text read as true/false: check it"
+
     def values(
         self, source: Source, table: str, contract: str, column: str, condition: str | None
     ) -> tuple[tuple[tuple[str, Any], ...], str]:
@@ -258,6 +274,10 @@ class Suggester:
                 if pairs:
                     spec = ColumnSpec(column=user, values=pairs)
                     note = "; ".join(n for n in (note, why) if n)
+            elif logical is Logical.BOOL and source.columns.get(user) == "VARCHAR":
+                pairs, why = self.truths(source, user, condition)
+                spec = ColumnSpec(column=user, values=pairs)
+                note = "; ".join(n for n in (note, why) if n)
             if user == name and spec == ColumnSpec(column=user):
                 continue  # read by its own name
             specs.append((name, spec))
