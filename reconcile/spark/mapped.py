@@ -11,6 +11,8 @@ out as a table in the contract's layout.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,10 +23,11 @@ from reconcile.mapping.bind import FILE, ROW, MappedTable, mapped_relation
 from reconcile.spark.local import work_dir
 
 
-def mapped_rows(table: MappedTable, user_file: str, content: bytes, source_row: str) -> pa.Table:
-    """The rows of one of the user's files, as the mapping reads them, with each
-    row's number in the file as ``source_row``. Raises ``duckdb.Error`` when the
-    mapping's conversions fail on the file's values."""
+@contextmanager
+def _relation(
+    table: MappedTable, user_file: str, content: bytes
+) -> Iterator[duckdb.DuckDBPyRelation]:
+    """The mapped relation over one of the user's files, given as bytes."""
     relative = Path(user_file)
     if relative.is_absolute() or ".." in relative.parts:
         relative = Path(relative.name)
@@ -34,9 +37,29 @@ def mapped_rows(table: MappedTable, user_file: str, content: bytes, source_row: 
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content)
         with duckdb.connect(":memory:") as con:
-            rows = mapped_relation(con, replace(table, files=(path,)))
-            items = [f'"{name}"' for name, _ in table.expressions]
-            items.append(f'CAST("{ROW}" AS BIGINT) AS "{source_row}"')
-            found = rows.order(f'"{ROW}"').select(", ".join(items)).to_arrow_table()
+            yield mapped_relation(con, replace(table, files=(path,)))
+
+
+def mapped_rows(table: MappedTable, user_file: str, content: bytes, source_row: str) -> pa.Table:
+    """The rows of one of the user's files, as the mapping reads them, with each
+    row's number in the file as ``source_row``. Raises ``duckdb.Error`` when the
+    mapping's conversions fail on the file's values."""
+    with _relation(table, user_file, content) as rows:
+        items = [f'"{name}"' for name, _ in table.expressions]
+        items.append(f'CAST("{ROW}" AS BIGINT) AS "{source_row}"')
+        found = rows.order(f'"{ROW}"').select(", ".join(items)).to_arrow_table()
     assert FILE not in found.column_names
     return found
+
+
+def mapped_count_and_end(
+    table: MappedTable, user_file: str, content: bytes, column: str | None
+) -> tuple[int, int | None]:
+    """How many rows one of the user's files gives the table, and the latest value of
+    its time ``column`` (ns since the epoch; None without one): DuckDB reads only the
+    columns these need. Raises ``duckdb.Error`` as :func:`mapped_rows` does."""
+    with _relation(table, user_file, content) as rows:
+        mapped = dict(table.expressions)
+        latest = f'epoch_ns(max("{column}"))' if column in mapped else "NULL::BIGINT"
+        count, end = rows.aggregate(f"count(*), {latest}").fetchall()[0]
+    return int(count), None if end is None else int(end)

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from reconcile.logset.arrow_types import Kind, kind_of
 from reconcile.mapping.bind import MappedTable
 from reconcile.problems import Problem
-from reconcile.spark.mapped import mapped_rows
+from reconcile.spark.mapped import mapped_count_and_end, mapped_rows
 
 # The timestamp column of each table that the end of the log set reads
 # (sql/end_of_log.sql): the latest of them all.
@@ -207,21 +207,20 @@ def pieces(
 def _mapped_facts(source: SourceFile, content: bytes) -> dict[str, object]:
     assert source.mapped is not None
     schema = pa.schema([(n, t) for n, t in source.mapped.types.items()])
+    column = END_COLUMNS.get(source.table)
     try:
-        rows = mapped_rows(source.mapped, source.user_file or source.relpath, content, SOURCE_ROW)
+        rows, latest = mapped_count_and_end(
+            source.mapped, source.user_file or source.relpath, content, column
+        )
     except duckdb.Error:
-        # reported as the file's problem by pieces(), which meets the same error; here
-        # the file has no row count and no time to give
-        return {
-            "relpath": source.relpath,
-            "rows": None,
-            "end_ns": None,
-            "blob": to_ipc(schema.empty_table()),
-        }
+        # pieces() meets the same error and reports it as the file's problem (or the
+        # task's validation reports the time column's type); here the file has no
+        # row count and no time to give
+        rows, latest = None, None
     return {
         "relpath": source.relpath,
-        "rows": rows.num_rows,
-        "end_ns": end_ns(source, rows),
+        "rows": rows,
+        "end_ns": latest,
         "blob": to_ipc(schema.empty_table()),
     }
 
