@@ -27,17 +27,11 @@ from reconcile.logset.arrow_types import Kind, kind_of
 from reconcile.mapping.bind import MappedTable
 from reconcile.problems import Problem
 from reconcile.spark.mapped import mapped_count_and_end, mapped_rows
+from reconcile_schemas import ROW_TIME
 
 # The timestamp column of each table that the end of the log set reads
-# (sql/end_of_log.sql): the latest of them all.
-END_COLUMNS: dict[str, str] = {
-    "checkpoints": "written_at",
-    "receipts": "recorded_at",
-    "pages": "fetched_at",
-    "epochs": "effective_at",
-    "published": "published_at",
-    "snapshot": "visible_at",
-}
+# (sql/end_of_log.sql): the latest of them all; each table's row time.
+END_COLUMNS: Mapping[str, str] = ROW_TIME
 
 SOURCE_ROW = "__source_row"
 
