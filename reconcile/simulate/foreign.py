@@ -128,22 +128,25 @@ def _text_times(file: str, frame: pl.DataFrame, table: str) -> list[str]:
     return [n for n, t in frame.schema.items() if isinstance(t, pl.Datetime) and n != time_column]
 
 
-def _foreign(table: str, frame: pl.DataFrame, text_times: list[str]) -> pl.DataFrame:
-    """A contract table's rows in the foreign layout's columns."""
+def _written(table: str, name: str, text_times: list[str]) -> pl.Expr:
+    """One contract column as the foreign file holds it (what _spec reads back)."""
     renames = RENAMES[table]
     time_column, ms_column = TIMES[table]
-    columns = [
-        (pl.col(n).dt.strftime("%Y-%m-%dT%H:%M:%S%.6f") if n in text_times else pl.col(n)).alias(
-            renames.get(n, n)
-        )
-        for n in frame.columns
-        if n != time_column
-    ]
-    columns.append(pl.col(time_column).dt.epoch("ms").alias(ms_column))
-    for (owner, column), (foreign, values) in VALUE_MAPS.items():
-        if owner == table:
-            index = [c.meta.output_name() for c in columns].index(column)
-            columns[index] = pl.col(column).replace_strict(values).alias(foreign)
+    if (table, name) in VALUE_MAPS:
+        foreign, values = VALUE_MAPS[(table, name)]
+        return pl.col(name).replace_strict(values).alias(foreign)
+    if name == time_column:
+        return pl.col(name).dt.epoch("ms").alias(ms_column)
+    if name in text_times:
+        return pl.col(name).dt.strftime("%Y-%m-%dT%H:%M:%S%.6f").alias(renames.get(name, name))
+    return pl.col(name).alias(renames.get(name, name))
+
+
+def _foreign(table: str, frame: pl.DataFrame, text_times: list[str]) -> pl.DataFrame:
+    """A contract table's rows in the foreign layout's columns (the row's time last)."""
+    time_column, _ = TIMES[table]
+    names = [n for n in frame.columns if n != time_column] + [time_column]
+    columns = [_written(table, n, text_times) for n in names]
     if table in KINDS:
         columns.insert(0, pl.lit(KINDS[table]).alias("kind"))
     return frame.select(columns)
