@@ -250,14 +250,6 @@ def default_mapping_file(logset: str | Path) -> Path | None:
     return default if default.is_file() else None
 
 
-def mapping_file(logset: str | Path, explicit: LogMapping | str | Path | None) -> str | None:
-    """The mapping file a log set is read through, as reports name it."""
-    if isinstance(explicit, LogMapping):
-        return str(explicit.path)
-    found = Path(explicit) if explicit is not None else default_mapping_file(logset)
-    return str(found.resolve()) if found is not None else None
-
-
 def find_mapping(logset: str | Path, explicit: str | Path | None = None) -> LogMapping | None:
     """The mapping for a log set: ``explicit`` when given, else ``reconcile.toml`` in
     the log directory when there is one, else None (the contract's own layout)."""

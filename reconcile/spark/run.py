@@ -17,9 +17,8 @@ from reconcile.audit import AuditResult
 from reconcile.audit.findings import sort_findings
 from reconcile.engine.analysis import PARTITION_INPUTS
 from reconcile.errors import InvalidLogSet, ReconcileError, UsageError
-from reconcile.mapping import LogMapping
+from reconcile.mapping import LogMapping, resolve_mapping
 from reconcile.mapping.check import uncovered_values
-from reconcile.mapping.spec import mapping_file
 from reconcile.problems import Problem
 from reconcile.spark.kernel import (
     FRAMES,
@@ -104,12 +103,14 @@ class SparkEngine:
                     "a mapping reads a local log set only (a folder the driver and the"
                     f" executors read): {text} is a URL"
                 )
+            self.mapping = None
             self.root, self.sources, self.layout_problems = remote_sources(spark, text)
         else:
-            self.root, self.sources, self.layout_problems = local_sources(text, mapping)
+            chosen = resolve_mapping(text, mapping)
+            self.mapping = str(chosen.path) if chosen is not None else None
+            self.root, self.sources, self.layout_problems = local_sources(text, chosen)
         # the tables read through a mapping, as bound here, on the driver
         self.mapped = {s.table: s.mapped for s in self.sources.values() if s.mapped is not None}
-        self.mapping = mapping_file(text, mapping) if self.mapped else None
         self._facts_read = False
         self.tables: dict[str, tuple[str, bytes]] = {}
         self.files: dict[str, int] = {}

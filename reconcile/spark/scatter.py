@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
@@ -144,13 +144,8 @@ def _buckets(source: SourceFile, rows: pa.Table, buckets: int) -> Iterator[tuple
 PROBLEM = "__problem__"
 
 
-def _batches(source: SourceFile, content: bytes, rows_per_piece: int) -> Iterator[pa.Table]:
-    """The file's rows, ``rows_per_piece`` at a time, with SOURCE_ROW."""
-    if source.mapped is not None:
-        rows = mapped_rows(source.mapped, source.user_file or source.relpath, content, SOURCE_ROW)
-        for start in range(0, rows.num_rows, rows_per_piece):
-            yield rows.slice(start, rows_per_piece)
-        return
+def _parquet_batches(content: bytes, rows_per_piece: int) -> Iterator[pa.Table]:
+    """A Parquet file's rows, ``rows_per_piece`` at a time, with SOURCE_ROW."""
     parquet = pq.ParquetFile(pa.BufferReader(content))
     offset = 0
     for batch in parquet.iter_batches(batch_size=rows_per_piece, use_threads=False):
@@ -158,6 +153,14 @@ def _batches(source: SourceFile, content: bytes, rows_per_piece: int) -> Iterato
             SOURCE_ROW, pa.array(range(offset, offset + batch.num_rows), type=pa.int64())
         )
         offset += batch.num_rows
+
+
+def _mapped_batches(source: SourceFile, content: bytes, rows_per_piece: int) -> list[pa.Table]:
+    """A file's rows as its mapping reads them, ``rows_per_piece`` at a time, with
+    SOURCE_ROW; ``duckdb.Error`` when a conversion fails."""
+    assert source.mapped is not None
+    rows = mapped_rows(source.mapped, source.user_file or source.relpath, content, SOURCE_ROW)
+    return [rows.slice(start, rows_per_piece) for start in range(0, rows.num_rows, rows_per_piece)]
 
 
 def _unreadable(source: SourceFile, error: duckdb.Error) -> dict[str, object]:
@@ -178,13 +181,17 @@ def pieces(
     """The pieces of one file: at most ``rows_per_piece`` rows each, read a batch at
     a time, each of one scope (and of one bucket of partitions, with ``buckets``). A
     file the mapping cannot read gives one PROBLEM piece (none in buckets)."""
-    try:
-        batches = list(_batches(source, content, rows_per_piece)) if source.mapped else None
-    except duckdb.Error as error:
-        if not buckets:
-            yield _unreadable(source, error)
-        return
-    for rows in batches if batches is not None else _batches(source, content, rows_per_piece):
+    batches: Iterable[pa.Table]
+    if source.mapped is None:
+        batches = _parquet_batches(content, rows_per_piece)
+    else:
+        try:
+            batches = _mapped_batches(source, content, rows_per_piece)
+        except duckdb.Error as error:
+            if not buckets:
+                yield _unreadable(source, error)
+            return
+    for rows in batches:
         for scope, part in _split(source, rows):
             if not buckets:
                 yield {"scope_id": scope, "relpath": source.relpath, "blob": to_ipc(part)}
