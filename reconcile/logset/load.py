@@ -47,6 +47,8 @@ class LogSet:
         self.coordinate = coordinate
         self.engine = engine
         self.skipped = skip
+        # row counts of tables read through a mapping: each a scan, made once
+        self._mapped_counts: dict[str, int] = {}
         for name in TABLES:
             if name not in skip:
                 self._register(name)
@@ -122,10 +124,12 @@ class LogSet:
 
     def row_count(self, table: str) -> int:
         """How many rows a table has, from its files' footers (no data read; a
-        table read through a mapping is counted by DuckDB)."""
+        table read through a mapping is counted by DuckDB, once)."""
         if table in self.files.mapped:
-            rows = self.relation(table).aggregate("count(*)").fetchall()
-            return int(rows[0][0])
+            if table not in self._mapped_counts:
+                rows = self.relation(table).aggregate("count(*)").fetchall()
+                self._mapped_counts[table] = int(rows[0][0])
+            return self._mapped_counts[table]
         return sum(
             pq.ParquetFile(file.path).metadata.num_rows for file in self.file_schemas.get(table, [])
         )
