@@ -8,18 +8,22 @@ partition; the scope phase (frontiers, their history, the rules) runs on the uni
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from reconcile import open_logset
-from reconcile.audit import AuditResult, audit
+from reconcile.audit import AuditResult, AuditSettings, audit, phases
 from reconcile.engine.analysis import PARTITION_INPUTS, PARTITION_PHASE, Analysis
+from reconcile.errors import ReconcileError
 from reconcile.simulate import SimOptions, simulate
 from reconcile.simulate.options import Evidence, Membership
+from reconcile_schemas import load_rules, table_schema
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 # in the contract's layout (foreign/ is read through its mapping: tests/test_mapping.py)
@@ -121,3 +125,142 @@ def test_partition_phase_in_buckets_on_simulated_log_sets(
     whole, parts = _split(tmp_path / "logs", tmp_path, buckets=4)
     with open_logset(tmp_path / "logs") as logset:
         assert _same(audit(logset, preset=_preset(parts)), whole)
+
+
+def _scope_rows(source: Path, target: Path) -> None:
+    """The log set without the rows that only the partitions' phases read."""
+    target.mkdir(parents=True)
+    for file in source.glob("*.parquet"):
+        table = pq.read_table(file)
+        if file.stem in phases.PARTITION_ONLY:
+            table = table.slice(0, 0)
+        pq.write_table(table, target / file.name)
+
+
+def _of(frame: pl.DataFrame, keys: set[tuple[str, str]]) -> pl.DataFrame:
+    """The rows of ``frame`` whose (scope_id, partition_id) is in ``keys``."""
+    mask = [k in keys for k in zip(frame["scope_id"], frame["partition_id"], strict=True)]
+    return frame.filter(pl.Series(mask, dtype=pl.Boolean))
+
+
+def _phased(source: Path, work: Path, buckets: int) -> AuditResult:
+    """The audit put together from its five phases (reconcile.audit.phases), each
+    partition's phases on a bucket's rows alone, the scope's without the receipts."""
+    settings = AuditSettings()
+    with open_logset(source) as logset:
+        analysis = Analysis(logset)
+        analysis.run(
+            (("rc_scopes", "watermarks/scopes"), ("rc_partitions", "watermarks/partitions"))
+        )
+        keys = sorted(
+            analysis.con.sql("SELECT scope_id, partition_id FROM rc_partitions").fetchall()
+        )
+        as_of = analysis.as_of_text
+        scopes = phases.scopes(logset, as_of)
+    groups = [set(keys[number::buckets]) for number in range(buckets)]
+
+    def in_bucket(name: str, rows: set[tuple[str, str]], each: Any) -> list[Any]:
+        found = []
+        for number, group in enumerate(groups):
+            wanted = group & rows
+            if not wanted:
+                continue
+            folder = work / f"{name}-{number}"
+            _bucket(source, folder, wanted)
+            with open_logset(folder, validate=False) as logset:
+                found.append(each(logset, wanted))
+        return found
+
+    tables: dict[str, list[pa.Table]] = {}
+    for part in in_bucket(
+        "phase1", set(keys), lambda ls, _: phases.partition_tables(ls, as_of, scopes, settings)
+    ):
+        for name, table in part.items():
+            tables.setdefault(name, []).append(table)
+    preset = {"rc_scopes": scopes}
+    preset.update({n: pa.concat_tables(t, promote_options="permissive") for n, t in tables.items()})
+    _scope_rows(source, work / "scope")
+    with open_logset(work / "scope", validate=False) as logset:
+        points = phases.candidates(logset, as_of, preset)
+    with_points = set(zip(points["scope_id"], points["partition_id"], strict=True))
+    certs = in_bucket(
+        "phase3",
+        with_points,
+        lambda ls, wanted: phases.point_certs(ls, as_of, scopes, _of(points, wanted)),
+    )
+    if certs:
+        preset[phases.CANDIDATE_CERTS] = pa.concat_tables(certs)
+    with open_logset(work / "scope", validate=False) as logset:
+        result, shown = phases.scope_audit(logset, as_of, settings, preset)
+    drawn = in_bucket(
+        "phase5",
+        set(zip(shown["scope_id"], shown["partition_id"], strict=True)),
+        lambda ls, wanted: phases.timelines(ls, as_of, scopes, _of(shown, wanted)),
+    )
+    timelines = pl.concat(drawn) if drawn else result.timelines
+    return dataclasses.replace(result, timelines=timelines)
+
+
+def _sorted_timelines(result: AuditResult) -> AuditResult:
+    frame = result.timelines
+    if frame.height:
+        frame = frame.sort("scope_id", "partition_id", "basis", "valid_from", nulls_last=False)
+    return dataclasses.replace(result, timelines=frame)
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_the_audit_in_phases_is_the_audit(tmp_path: Path, name: str) -> None:
+    with open_logset(DATA / name) as logset:
+        whole = audit(logset)
+    phased = _phased(DATA / name, tmp_path, buckets=3)
+    assert _same(_sorted_timelines(phased), _sorted_timelines(whole))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        SimOptions(seed=7, scopes=2, partitions=5, events=5000, coordinate="timestamp",
+                   evidence=Evidence.MIXED, membership=Membership.SPLIT,
+                   faults=("ordering_mutation", "past_failed_event", "empty_page_no_finality")),
+        SimOptions(seed=8, scopes=2, partitions=5, events=4000, evidence=Evidence.SNAPSHOT,
+                   membership=Membership.RETIRE,
+                   faults=("late_insert", "inflated_watermark", "stale_owner")),
+    ],
+    ids=["timestamps-split", "snapshot-retire"],
+)  # fmt: skip
+def test_the_audit_in_phases_on_simulated_log_sets(tmp_path: Path, options: SimOptions) -> None:
+    simulate(tmp_path / "logs", options)
+    with open_logset(tmp_path / "logs") as logset:
+        whole = audit(logset)
+    phased = _phased(tmp_path / "logs", tmp_path, buckets=4)
+    assert _same(_sorted_timelines(phased), _sorted_timelines(whole))
+    assert whole.findings.height and whole.timelines.height
+
+
+def test_a_candidate_point_left_out_is_an_error(tmp_path: Path) -> None:
+    """The scope's phase reads no receipts: a candidate point whose certificate is
+    missing is the engine's error, never a frontier computed without it."""
+    with open_logset(DATA / "faults") as logset:
+        points = phases.candidates(logset, None, {})
+        certs = phases.point_certs(logset, None, None, points)
+        assert points.height > 1
+        phases.scope_audit(logset, None, AuditSettings(), {phases.CANDIDATE_CERTS: certs})
+        with pytest.raises(ReconcileError, match="1 candidate point"):
+            phases.scope_audit(
+                logset, None, AuditSettings(), {phases.CANDIDATE_CERTS: certs.slice(1)}
+            )
+
+
+def test_the_rows_only_buckets_hold_are_validated_there_alone() -> None:
+    """What a bucket of partitions validates (its rows of PARTITION_ONLY) needs no
+    row of another partition: every rule reporting one of those tables reads only
+    partition inputs, and their uniqueness keys hold partition_id; every other rule
+    reads none of them (the scope's task has none)."""
+    for rule in load_rules():
+        if rule.table in phases.PARTITION_ONLY:
+            assert rule.reads <= set(PARTITION_INPUTS), rule.name
+        else:
+            assert not rule.reads & set(phases.PARTITION_ONLY), rule.name
+    for table in phases.PARTITION_ONLY:
+        unique = table_schema(table).unique or []
+        assert not unique or "partition_id" in unique, table

@@ -38,8 +38,9 @@ from reconcile.simulate.options import (
     Membership,
 )
 from reconcile.spark import run
-from reconcile.spark.kernel import Job, work_dir
+from reconcile.spark.kernel import Job
 from reconcile.spark.listing import local_sources
+from reconcile.spark.local import work_dir
 from reconcile.spark.merge import merge_problems
 from reconcile.spark.run import SparkEngine
 from reconcile.spark.scatter import SourceFile, end_ns, from_ipc, pieces
@@ -111,6 +112,15 @@ def test_bundled_log_sets_audit_the_same(spark: SparkSession, name: str) -> None
     assert "frontier/frontiers" in ran
     partition_phase = {q for t, q in (*WATERMARK_STEPS, *SLICE_RESULTS, *HISTORY_STEPS)}
     assert ran & partition_phase == {"watermarks/scopes"}  # rc_scopes: per scope
+    # and no query of theirs read receipts: the buckets' tasks evaluated the points,
+    # ran the partition rules and drew the timelines
+    assert "audit/published_regressed" in ran or "audit/stalled_partition" in ran
+    assert not ran & {
+        "history/moving_receipts",
+        "history/change_points",
+        "audit/overclaim",
+        "audit/late_insert",
+    }
 
 
 def test_partition_phase_in_the_scope_task_audits_the_same(spark: SparkSession) -> None:
@@ -132,7 +142,8 @@ CONNECT_AUDIT = """
 import sys
 from pathlib import Path
 from reconcile.spark import run
-from reconcile.spark.kernel import Job, work_dir
+from reconcile.spark.kernel import Job
+from reconcile.spark.local import work_dir
 from reconcile.spark.session import connect_session
 
 remote = connect_session("local[2]")
@@ -259,9 +270,31 @@ class _no_path:
         )
 
 
-def _break(source: Path, target: Path) -> None:
-    """Two scopes in one file with broken rows in both, and a row without a scope."""
+def _break_pages(target: Path) -> None:
+    """A page_id repeated in another partition of its scope (pages are unique by
+    scope and page_id: no bucket of partitions sees both rows)."""
+    pages = pq.read_table(target / "pages.parquet")
+    ids = pages.column("page_id").to_pylist()
+    scopes = pages.column("scope_id").to_pylist()
+    partitions = pages.column("partition_id").to_pylist()
+    other = next(
+        i for i in range(1, len(ids)) if scopes[i] == scopes[0] and partitions[i] != partitions[0]
+    )
+    ids[other] = ids[0]
+    pages = pages.set_column(
+        pages.column_names.index("page_id"), "page_id", pa.array(ids, pa.string())
+    )
+    pq.write_table(pages, target / "pages.parquet")
+
+
+def _break(source: Path, target: Path, receipts_too: bool = True) -> None:
+    """Two scopes in one file with broken rows in both, and a row without a scope
+    (receipts, which buckets of partitions validate); a page_id repeated across
+    partitions (pages, which the scopes' tasks validate)."""
     shutil.copytree(source, target)
+    _break_pages(target)
+    if not receipts_too:
+        return
     receipts = pq.read_table(target / "receipts.parquet")
     owner = receipts.column("owner_epoch").to_pylist()
     scopes = receipts.column("scope_id").to_pylist()
@@ -279,9 +312,12 @@ def _break(source: Path, target: Path) -> None:
     pq.write_table(receipts, target / "receipts.parquet")
 
 
-def test_invalid_log_set_reports_the_same_problems(spark: SparkSession, tmp_path: Path) -> None:
+@pytest.mark.parametrize("receipts_too", [True, False], ids=["receipts-and-pages", "pages"])
+def test_invalid_log_set_reports_the_same_problems(
+    spark: SparkSession, tmp_path: Path, receipts_too: bool
+) -> None:
     simulate(tmp_path / "logs", _options(31))
-    _break(tmp_path / "logs", tmp_path / "bad")
+    _break(tmp_path / "logs", tmp_path / "bad", receipts_too)
     duck = validate_logset(tmp_path / "bad")
     assert not duck.ok
     engine = _engine(spark, tmp_path / "bad", rows_per_piece=500)
@@ -290,10 +326,14 @@ def test_invalid_log_set_reports_the_same_problems(spark: SparkSession, tmp_path
     finally:
         engine.close()
     assert [p.to_dict() for p in mine.problems] == [p.to_dict() for p in duck.problems]
+    broken = {"receipts", "pages"} if receipts_too else {"pages"}
+    assert {p.table for p in mine.problems} == broken
     assert mine.tables == duck.tables
     assert mine.coordinate == duck.coordinate
-    with pytest.raises(InvalidLogSet):
+    with pytest.raises(InvalidLogSet) as raised:
         spark_audit(spark, tmp_path / "bad")
+    found = raised.value.report.problems
+    assert [p.to_dict() for p in found] == [p.to_dict() for p in duck.problems]
 
 
 def test_cli_audit_on_spark(

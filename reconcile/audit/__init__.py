@@ -64,9 +64,12 @@ def audit(
     settings: AuditSettings | None = None,
     step: Step | None = None,
     preset: Mapping[str, pa.Table] | None = None,
+    timelines: bool = True,
 ) -> AuditResult:
     """Run every computation and rule on a log set as of T (default: its end);
-    ``preset`` working tables are taken as given (:meth:`Analysis.preset`)."""
+    ``preset`` working tables are taken as given (:meth:`Analysis.preset`); without
+    ``timelines``, the result's timelines are empty (drawn elsewhere: see
+    :mod:`reconcile.audit.phases`)."""
     settings = settings or AuditSettings()
     note = step or (lambda _: None)
     analysis = Analysis(logset, as_of)
@@ -80,15 +83,17 @@ def audit(
     history = analysis.frontier_history()
     note("findings")
     found = findings(analysis, settings)
-    note("timelines")
-    timelines = analysis.history(shown_partitions(history, found))
+    drawn = pl.DataFrame()
+    if timelines:
+        note("timelines")
+        drawn = analysis.history(shown_partitions(history, found))
     return AuditResult(
         as_of=analysis.as_of,
         watermarks=marks,
         frontiers=fronts,
         frontier_history=history,
         findings=found,
-        timelines=timelines,
+        timelines=drawn,
         inputs=_inputs(logset),
         timings=analysis.timings,
     )

@@ -11,8 +11,11 @@ from reconcile.sql import load
 
 SEVERITIES = ("critical", "error", "warning", "info")
 
-# (rule, query, tables the rule needs besides checkpoints)
-RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+# (rule, query, tables the rule needs besides checkpoints). The partition rules read
+# one partition's rows and the partition phase alone (so they can run on any split
+# of the partitions, with the rest of the partition phase: PARTITION_RULES); the
+# scope rules read the frontier, membership or publications of a whole scope.
+PARTITION_RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("skipped_event", "audit/skipped_event", ()),
     ("overclaim", "audit/overclaim", ()),
     ("watermark_regressed", "audit/watermark_regressed", ()),
@@ -24,13 +27,20 @@ RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("ordering_mutated", "audit/ordering_mutated", ()),
     ("late_insert", "audit/late_insert", ("snapshot",)),
     ("unknown_endpoint", "audit/unknown_endpoint", ()),
+    ("replayed_events", "audit/replayed_events", ()),
+)
+SCOPE_RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("unproven_membership", "audit/unproven_membership", ("epochs",)),
     ("cutover_overclaim", "audit/cutover_overclaim", ("epochs",)),
     ("published_overclaim", "audit/published_overclaim", ("published",)),
     ("published_regressed", "audit/published_regressed", ("published",)),
     ("stalled_partition", "audit/stalled_partition", ()),
-    ("replayed_events", "audit/replayed_events", ()),
 )
+RULES = PARTITION_RULES + SCOPE_RULES
+
+# The partition rules' findings as a working table, when computed elsewhere
+# (Analysis.preset): then findings() runs the scope rules only.
+PARTITION_FINDINGS = "rc_partition_findings"
 
 PREPARE: tuple[tuple[str, str], ...] = (
     ("rc_won", "audit/won_writes"),
@@ -69,13 +79,11 @@ def _evaluate_writes(analysis: Analysis) -> None:
     analysis.build("rc_write_certs", "audit/write_certs", again=True)
 
 
-def findings(analysis: Analysis, settings: AuditSettings) -> pl.DataFrame:
-    """Every finding as of T: one row per rule and key (CONTRACT.md §5)."""
-    for table, query in PREPARE:
-        analysis.build(table, query, again=True)
-    _evaluate_writes(analysis)
+def _run_rules(
+    analysis: Analysis, settings: AuditSettings, rules: tuple[tuple[str, str, tuple[str, ...]], ...]
+) -> list[pl.DataFrame]:
     frames = []
-    for _rule, query, needs in RULES:
+    for _rule, query, needs in rules:
         if not all(analysis.logset.has(table) for table in needs):
             continue
         sql = load(query)
@@ -87,8 +95,32 @@ def findings(analysis: Analysis, settings: AuditSettings) -> pl.DataFrame:
         frames.append(
             frame.select([pl.col(name).cast(dtype) for name, dtype in FINDING_SCHEMA.items()])
         )
-    if not frames:
-        return pl.DataFrame(schema=FINDING_SCHEMA)
+    return frames
+
+
+def partition_findings(analysis: Analysis, settings: AuditSettings) -> pl.DataFrame:
+    """The findings of the partition rules (PARTITION_RULES) as of T, unsorted: for
+    the partitions of the analysis' log set, whatever other partitions its scopes
+    have (given their rc_scopes)."""
+    analysis.prepare_history()
+    for table, query in PREPARE:
+        analysis.build(table, query, again=True)
+    _evaluate_writes(analysis)
+    frames = _run_rules(analysis, settings, PARTITION_RULES)
+    return pl.concat(frames) if frames else pl.DataFrame(schema=FINDING_SCHEMA)
+
+
+def findings(analysis: Analysis, settings: AuditSettings) -> pl.DataFrame:
+    """Every finding as of T: one row per rule and key (CONTRACT.md §5). The partition
+    rules' findings are PARTITION_FINDINGS where the analysis was given it."""
+    if analysis.given(PARTITION_FINDINGS):
+        given = analysis.con.sql(f"FROM {PARTITION_FINDINGS}").to_arrow_table()
+        frame = pl.from_arrow(given)
+        assert isinstance(frame, pl.DataFrame)
+        local = frame.select([pl.col(n).cast(t) for n, t in FINDING_SCHEMA.items()])
+    else:
+        local = partition_findings(analysis, settings)
+    frames = [local, *_run_rules(analysis, settings, SCOPE_RULES)]
     return sort_findings(pl.concat(frames))
 
 
@@ -108,6 +140,7 @@ def sort_findings(found: pl.DataFrame) -> pl.DataFrame:
             "event_id",
             "generation",
             nulls_last=True,
+            maintain_order=True,
         )
         .drop("_rank")
     )

@@ -138,6 +138,8 @@ class Analysis:
             raise AssertionError(f"unexpected rendering of T: {literal!r}")
         self.con.execute(f"CREATE OR REPLACE TEMP MACRO rc_as_of() AS TIMESTAMP_NS '{literal}'")
         self._done: set[str] = set()
+        # the working tables taken as given (preset)
+        self._given: set[str] = set()
         # (query, seconds) for every named query run, in order: where the time goes.
         self.timings: list[tuple[str, float]] = []
 
@@ -252,8 +254,13 @@ class Analysis:
             finally:
                 self.con.unregister("rc_preset_input")
             self._done.add(name)
+            self._given.add(name)
         if all(t in self._done for t, _ in SLICE_RESULTS):
             self._done.add("rc_event_level")
+
+    def given(self, name: str) -> bool:
+        """Whether the working table ``name`` was taken as given (:meth:`preset`)."""
+        return name in self._given
 
     def partition_phase(self) -> dict[str, pa.Table]:
         """The tables of PARTITION_PHASE for this log set's partitions."""
@@ -343,6 +350,25 @@ class Analysis:
             )
         finally:
             self.con.unregister("rc_points_input")
+
+    def certs_of(self, points: pl.DataFrame) -> pa.Table:
+        """rc_point_certs of ``points`` (point_id, scope_id, partition_id, t), each
+        point keeping its own point_id."""
+        frame = points.select(
+            pl.col("point_id").cast(pl.Int64),
+            pl.col("scope_id").cast(pl.String),
+            pl.col("partition_id").cast(pl.String),
+            pl.col("t").cast(pl.Datetime("ns")),
+        )
+        self.con.register("rc_points_input", frame.to_arrow())
+        try:
+            self.con.execute(
+                "CREATE OR REPLACE TEMP TABLE rc_points AS SELECT * FROM rc_points_input"
+            )
+        finally:
+            self.con.unregister("rc_points_input")
+        self.evaluate_points()
+        return self.con.sql("FROM rc_point_certs").to_arrow_table()
 
     def evaluate_points(self) -> None:
         """Evaluate the points in rc_points into rc_point_certs."""

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from reconcile.errors import ReconcileError
 from reconcile.sql import load
 
 if TYPE_CHECKING:
@@ -73,21 +74,66 @@ def claimed_history(analysis: Analysis) -> pl.DataFrame:
     return _rows(analysis, "claimed")
 
 
-def proven_history(analysis: Analysis) -> pl.DataFrame:
+# The candidate points' certificates as a working table, when evaluated elsewhere
+# (Analysis.preset: rc_point_certs rows for the point_ids of rc_candidate_points).
+CANDIDATE_CERTS = "rc_candidate_certs"
+
+
+def proven_candidates(analysis: Analysis) -> None:
+    """rc_candidate_points: the points the proven basis must evaluate exactly."""
     _table(analysis, "rc_proven_segments", "frontier/proven_segments")
     _tree(analysis, "frontier/tree_in_proven", "rc_fx")
     _table(analysis, "rc_fx_pieces", "frontier/fx_pieces")
     _table(analysis, "rc_candidates", "frontier/candidates")
     _table(analysis, "rc_candidate_points", "frontier/candidate_points")
+
+
+def _candidate_certs(analysis: Analysis) -> None:
+    """rc_point_certs of the candidate points: given (CANDIDATE_CERTS), else evaluated
+    here. Given, every candidate point must have its row: a point missing would
+    count as no certificate, a silent overclaim."""
+    if analysis.given(CANDIDATE_CERTS):
+        missing = analysis.con.execute(
+            "SELECT count(*) FROM rc_candidate_points AS p"
+            f" ANTI JOIN {CANDIDATE_CERTS} AS c USING (point_id)"
+        ).fetchall()[0][0]
+        if missing:
+            raise ReconcileError(
+                f"{missing} candidate point(s) of the proven frontier were not evaluated"
+                " (the engine's fault: please report it)"
+            )
+        analysis.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE rc_point_certs AS FROM {CANDIDATE_CERTS}"
+        )
+        return
     analysis.con.execute(
         "CREATE OR REPLACE TEMP TABLE rc_points AS"
         " SELECT point_id, scope_id, partition_id, t FROM rc_candidate_points"
     )
     analysis.evaluate_points()
+
+
+def proven_history(analysis: Analysis) -> pl.DataFrame:
+    proven_candidates(analysis)
+    _candidate_certs(analysis)
     _table(analysis, "rc_hist_min", "frontier/proven_min")
     _table(analysis, "rc_hist_counts", "frontier/proven_counts")
     _table(analysis, "rc_hist_holders", "frontier/proven_holders")
     return _rows(analysis, "proven")
+
+
+def candidate_points(analysis: Analysis) -> pl.DataFrame:
+    """The points (point_id, scope_id, partition_id, t) that the proven frontier's
+    history evaluates exactly: what :func:`frontier_history` needs of the receipts,
+    beyond the partition phase, to be evaluated where the receipts are."""
+    analysis.frontiers()
+    analysis.prepare_history()
+    analysis.run(HISTORY_FRONTIER_STEPS)
+    proven_candidates(analysis)
+    sql = "SELECT point_id, scope_id, partition_id, t FROM rc_candidate_points ORDER BY point_id"
+    frame = pl.from_arrow(analysis.con.sql(sql).to_arrow_table())
+    assert isinstance(frame, pl.DataFrame)
+    return frame
 
 
 def frontier_history(analysis: Analysis) -> pl.DataFrame:

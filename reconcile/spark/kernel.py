@@ -18,26 +18,27 @@ type hints to choose its iterator form.
 """
 
 import json
-import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from reconcile.api import open_logset
-from reconcile.audit import AuditSettings, audit
+from reconcile.audit import AuditSettings, audit, phases
 from reconcile.db import EngineConfig
-from reconcile.engine.analysis import WATERMARK_STEPS, Analysis
+from reconcile.engine.analysis import Analysis
+from reconcile.logset.arrow_types import Kind, kind_of
 from reconcile.logset.discover import discover
 from reconcile.mapping.bind import MappedTable
 from reconcile.mapping.check import in_user_terms
 from reconcile.problems import Problem
-from reconcile.spark.local import work_dir
-from reconcile.spark.scatter import PIECES_ARROW, PROBLEM, SOURCE_ROW, from_ipc, to_ipc
+from reconcile.spark.scatter import PROBLEM, SOURCE_ROW, from_ipc, to_ipc
 from reconcile.validate import validate_files
 
 OUTPUTS_SCHEMA = "scope_id string, output string, blob binary"
@@ -46,6 +47,8 @@ OUTPUTS_ARROW = pa.schema(
 )
 
 FRAMES = ("watermarks", "frontiers", "frontier_history", "findings", "timelines")
+# The phased audit's scope task: the partitions whose timelines are drawn.
+SHOWN = "shown"
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,9 @@ class Job:
     mapped: Mapping[str, MappedTable] = field(default_factory=dict)
     user_files: Mapping[str, str] = field(default_factory=dict)
     broken: frozenset[str] = frozenset()
+    # the audit in phases (reconcile.audit.phases): the scope's task holds no rows of
+    # PARTITION_ONLY, which the buckets' tasks validate and read
+    phased: bool = False
 
     def config(self) -> EngineConfig:
         env = EngineConfig.from_env()
@@ -102,9 +108,15 @@ class ScopeFiles:
         }
 
 
-def lay_out(root: Path, pieces: Iterator[pa.RecordBatch], job: Job) -> ScopeFiles:
+def lay_out(
+    root: Path,
+    pieces: Iterator[pa.RecordBatch],
+    job: Job,
+    keep: frozenset[str] | None = None,
+) -> ScopeFiles:
     """Write the scope's pieces as files of a log set under ``root``: the pieces of
-    one source file, in the order they come, make one file of the same name."""
+    one source file, in the order they come, make one file of the same name; with
+    ``keep``, only the rows of those partitions."""
     laid = ScopeFiles(root)
     writers: dict[str, pq.ParquetWriter] = {}
     rows: dict[str, list[pa.Array]] = {}
@@ -123,6 +135,8 @@ def lay_out(root: Path, pieces: Iterator[pa.RecordBatch], job: Job) -> ScopeFile
                 if relpath.startswith(PRESET):
                     laid.presets.setdefault(relpath.removeprefix(PRESET), []).append(part)
                     continue
+                if keep is not None:
+                    part = _of_partitions(relpath, part, keep)
                 writer = writers.get(relpath)
                 if writer is None:
                     path = root / relpath
@@ -144,6 +158,22 @@ def lay_out(root: Path, pieces: Iterator[pa.RecordBatch], job: Job) -> ScopeFile
             path.parent.mkdir(parents=True, exist_ok=True)
             pq.write_table(from_ipc(schema), path)
     return laid
+
+
+def _of_partitions(relpath: str, part: pa.Table, keep: frozenset[str]) -> pa.Table:
+    """The rows of ``part`` (of the file ``relpath``) whose partition is kept: by its
+    partition_id column, else by the hive folder that names it; none without either."""
+    if "partition_id" in part.column_names:
+        ids = part.column("partition_id")
+        if kind_of(ids.type) is Kind.STRING:
+            wanted = pa.array(sorted(keep), pa.string())
+            return part.filter(pc.fill_null(pc.is_in(pc.cast(ids, pa.string()), wanted), False))
+        return part.slice(0, 0)
+    for folder in relpath.split("/")[:-1]:
+        key, _, value = folder.partition("=")
+        if key == "partition_id":
+            return part if unquote(value) in keep else part.slice(0, 0)
+    return part.slice(0, 0)
 
 
 def _of_table(relpath: str, table: str) -> bool:
@@ -187,19 +217,35 @@ def _frame_blob(frame: Any) -> bytes:
     return to_ipc(frame.to_arrow())
 
 
-def evaluate(laid: ScopeFiles, job: Job) -> dict[str, bytes]:
-    """The job's outputs for one laid-out scope, as named blobs."""
-    config = job.config()
+def check(
+    laid: ScopeFiles, job: Job, scan: frozenset[str] | None = None
+) -> tuple[bool, dict[str, Any]]:
+    """Validate a laid-out group's rows (of ``scan``'s tables only, with it): whether
+    they keep the contract, and the meta blob's content (coordinate, each table's
+    rows, the problems in the source files' terms)."""
     report = validate_files(
-        discover(laid.root), config=config, max_examples=job.max_examples, broken=job.broken
+        discover(laid.root),
+        config=job.config(),
+        max_examples=job.max_examples,
+        broken=job.broken,
+        scan=scan,
     )
+    problems = [_source_problem(p, laid, job) for p in report.problems] + laid.problems
     meta: dict[str, Any] = {
         "coordinate": report.coordinate,
         "rows": {t.name: t.rows for t in report.tables},
-        "problems": [_source_problem(p, laid, job) for p in report.problems] + laid.problems,
+        "problems": problems,
     }
+    return not problems and not job.broken, meta
+
+
+def evaluate(laid: ScopeFiles, job: Job) -> dict[str, bytes]:
+    """The job's outputs for one laid-out scope, as named blobs (phased: the audit's
+    fourth phase, whose outputs include ``shown``, the partitions to draw)."""
+    config = job.config()
+    ok, meta = check(laid, job)
     out: dict[str, bytes] = {}
-    if job.command != "validate" and report.ok and not laid.problems and not job.broken:
+    if job.command != "validate" and ok:
         if laid.failures:
             # the log set is valid, and yet a bucket failed: the engine's fault
             raise RuntimeError("the partition phase failed: " + laid.failures[0])
@@ -213,90 +259,14 @@ def evaluate(laid: ScopeFiles, job: Job) -> dict[str, bytes]:
                 out[job.command] = _frame_blob(frame)
             else:
                 settings = AuditSettings(stall_minutes=job.stall_minutes)
-                result = audit(logset, as_of, settings, preset=preset)
+                if job.phased:
+                    result, shown = phases.scope_audit(logset, as_of, settings, preset)
+                    out[SHOWN] = _frame_blob(shown)
+                else:
+                    result = audit(logset, as_of, settings, preset=preset)
                 for name in FRAMES:
                     out[name] = _frame_blob(getattr(result, name))
                 meta["as_of"] = result.as_of.isoformat()
                 meta["timings"] = result.timings
     out["meta"] = json.dumps(meta, default=str).encode()
     return out
-
-
-Grouped = Callable[[tuple[pa.Scalar, ...], Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
-
-
-def _grouped(
-    job: Job, schema: pa.Schema, work: Callable[[Any, ScopeFiles], list[dict[str, Any]]]
-) -> Grouped:
-    """An ``applyInArrow`` function (grouped, scope_id first in the key): the group's
-    pieces laid out in a temporary folder, then ``work(scope, laid)``'s rows."""
-
-    def run(
-        key: tuple[pa.Scalar, ...], batches: Iterator[pa.RecordBatch]
-    ) -> Iterator[pa.RecordBatch]:
-        scope = key[0].as_py() if hasattr(key[0], "as_py") else key[0]
-        with tempfile.TemporaryDirectory(prefix="reconcile-task-", dir=work_dir()) as folder:
-            rows = work(scope, lay_out(Path(folder), batches, job))
-        yield pa.RecordBatch.from_pylist(rows, schema=schema)
-
-    return run
-
-
-def scope_kernel(job: Job) -> Grouped:
-    """The scope's task, grouped by scope_id: ``job`` on the scope."""
-
-    def work(scope: Any, laid: ScopeFiles) -> list[dict[str, Any]]:
-        return [{"scope_id": scope, "output": k, "blob": v} for k, v in evaluate(laid, job).items()]
-
-    return _grouped(job, OUTPUTS_ARROW, work)
-
-
-def partition_phase(laid: ScopeFiles, job: Job, scopes: bytes | None) -> dict[str, bytes]:
-    """The partition phase of one bucket of a scope's partitions, as named blobs; the
-    scope's rc_scopes as computed on its checkpoints and scopes rows (None when it has
-    neither: then every bucket computes the same defaults)."""
-    config = job.config()
-    as_of = _as_of(job, config)
-    with open_logset(laid.root, config=config, validate=False) as logset:
-        analysis = Analysis(logset, as_of)
-        if scopes is not None:
-            analysis.preset({"rc_scopes": from_ipc(scopes)})
-        return {PRESET + name: to_ipc(t) for name, t in analysis.partition_phase().items()}
-
-
-def bucket_kernel(job: Job, scopes: Mapping[Any, tuple[str, bytes]]) -> Grouped:
-    """A bucket's task, grouped by scope and bucket: the partition phase, as pieces
-    for the scope's task. ``scopes``: each scope's rc_scopes (or FAILED and why). A
-    failure (on input the scope's validation will report) is passed on, not raised."""
-
-    def work(scope: Any, laid: ScopeFiles) -> list[dict[str, Any]]:
-        kind, blob = scopes.get(scope, ("rc_scopes", b""))
-        try:
-            if kind == FAILED:
-                raise RuntimeError(f"rc_scopes: {blob.decode()}")
-            outputs = partition_phase(laid, job, blob or None)
-        except Exception as error:
-            outputs = {FAILED: f"{type(error).__name__}: {error}".encode()}
-        return [{"scope_id": scope, "relpath": k, "blob": v} for k, v in outputs.items()]
-
-    return _grouped(job, PIECES_ARROW, work)
-
-
-def scopes_kernel(job: Job) -> Grouped:
-    """A scope's rc_scopes from its checkpoints and scopes rows (the only rows it
-    depends on besides the scope's existence), grouped by scope; a scope without
-    either gets none, and its buckets compute the same defaults themselves."""
-
-    def work(scope: Any, laid: ScopeFiles) -> list[dict[str, Any]]:
-        try:
-            with open_logset(laid.root, config=job.config(), validate=False) as logset:
-                analysis = Analysis(logset, _as_of(job, job.config()))
-                analysis.run(WATERMARK_STEPS[:1])
-                table = analysis.con.sql("FROM rc_scopes").to_arrow_table()
-            output, blob = "rc_scopes", to_ipc(table)
-        except Exception as error:
-            # passed on to the scope's buckets, then to its task (see bucket_kernel)
-            output, blob = FAILED, f"{type(error).__name__}: {error}".encode()
-        return [{"scope_id": scope, "output": output, "blob": blob}]
-
-    return _grouped(job, OUTPUTS_ARROW, work)

@@ -8,28 +8,20 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import polars as pl
 
 from reconcile.audit import AuditResult
 from reconcile.audit.findings import sort_findings
+from reconcile.audit.phases import PARTITION_ONLY
 from reconcile.engine.analysis import PARTITION_INPUTS
 from reconcile.errors import InvalidLogSet, ReconcileError, UsageError
 from reconcile.mapping import LogMapping, resolve_mapping
 from reconcile.mapping.check import uncovered_values
 from reconcile.problems import Problem
-from reconcile.spark.kernel import (
-    FRAMES,
-    OUTPUTS_SCHEMA,
-    Job,
-    bucket_kernel,
-    evaluate,
-    lay_out,
-    scope_kernel,
-    scopes_kernel,
-)
+from reconcile.spark.kernel import FRAMES, OUTPUTS_SCHEMA, SHOWN, Job, evaluate, lay_out
 from reconcile.spark.listing import is_remote, local_sources, remote_sources
 from reconcile.spark.merge import Collected, merge_problems
 from reconcile.spark.scatter import (
@@ -37,14 +29,26 @@ from reconcile.spark.scatter import (
     FACTS_SCHEMA,
     PIECE_ROWS,
     PIECES_SCHEMA,
+    bucket_of,
     footers,
+    from_ipc,
     scatter,
+)
+from reconcile.spark.tasks import (
+    CANDIDATES,
+    CHECKED,
+    bucket_kernel,
+    candidates_kernel,
+    points_kernel,
+    scope_kernel,
+    scopes_kernel,
+    timelines_kernel,
 )
 from reconcile.validate.report import TableRead, ValidationReport
 from reconcile_schemas import TABLES
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import DataFrame, Row, SparkSession
 
 Step = Callable[[str], None]
 
@@ -166,14 +170,10 @@ class SparkEngine:
             return 0
         return max(1, int(context.defaultParallelism))
 
-    def _scope_inputs(self, job: Job) -> DataFrame:
-        """What each scope's task reads: the scope's pieces, and the partition phase
-        of each bucket of its partitions (computed by tasks of their own, with the
-        scope's rc_scopes from a first, small job over checkpoints and scopes)."""
-        pieces = self.pieces()
-        buckets = self._buckets()
-        if job.command == "validate" or buckets == 0:
-            return pieces
+    def _rc_scopes(self, job: Job) -> dict[Any, tuple[str, bytes]]:
+        """Each scope's rc_scopes, or FAILED and why (then the scope's task reports
+        it, unless validation explains it): a first, small job over checkpoints and
+        scopes."""
         with spark_errors(f"read the scopes of {self.root}"):
             found = (
                 self.pieces(("checkpoints", "scopes"))
@@ -181,15 +181,110 @@ class SparkEngine:
                 .applyInArrow(scopes_kernel(job), OUTPUTS_SCHEMA)
                 .collect()
             )
-        # a scope's rc_scopes, or why it could not be computed (FAILED: the scope's task
-        # reports it, unless validation explains it)
-        scopes = {r["scope_id"]: (r["output"], bytes(r["blob"])) for r in found}
-        phases = (
-            self.pieces(PARTITION_INPUTS, buckets)
+        return {r["scope_id"]: (r["output"], bytes(r["blob"])) for r in found}
+
+    def _phased(self, job: Job, buckets: int, collected: Collected) -> list[Row]:
+        """``job`` in phases (:mod:`reconcile.audit.phases`): the buckets' tasks
+        validate and read the rows of PARTITION_ONLY, the scopes' tasks the rest.
+        The buckets' validation goes into ``collected``; the scopes' tasks' rows are
+        returned (the audit's timelines among them)."""
+        scoped = self.pieces([t for t in TABLES if t not in PARTITION_ONLY]).persist()
+        bucketed = self.pieces(PARTITION_INPUTS, buckets).persist()
+        held = [scoped, bucketed]
+        try:
+            scopes = {} if job.command == "validate" else self._rc_scopes(job)
+            with spark_errors(f"run the partition phase of {self.root}"):
+                first = (
+                    bucketed.groupBy("scope_id", "bucket")
+                    .applyInArrow(bucket_kernel(job, scopes), PIECES_SCHEMA)
+                    .persist()
+                )
+                held.append(first)
+                checked = first.where(first.relpath == CHECKED).collect()
+            for row in checked:
+                collected.add("meta", bytes(row["blob"]))
+            valid = not job.broken and not any(collected.problems)
+            inputs = scoped.unionByName(first.where(first.relpath != CHECKED))
+            if job.command == "audit" and valid:
+                inputs = inputs.unionByName(self._candidate_certs(job, scopes, bucketed, inputs))
+            scope_job = job if valid else Job(**{**job.__dict__, "command": "validate"})
+            with spark_errors(f"run {job.command} on the scopes of {self.root}"):
+                rows = (
+                    inputs.groupBy("scope_id")
+                    .applyInArrow(scope_kernel(scope_job), OUTPUTS_SCHEMA)
+                    .collect()
+                )
+            shown = [r for r in rows if r["output"] == SHOWN]
+            rows = [r for r in rows if r["output"] != SHOWN]
+            if shown:
+                rows.extend(self._timelines(job, scopes, bucketed, shown))
+            return rows
+        finally:
+            for frame in held:
+                frame.unpersist()
+
+    def _by_bucket(self, rows: list[Row], buckets: int) -> dict[tuple[Any, int], pl.DataFrame]:
+        """Each scope's frame (an IPC blob per row) split by bucket of partitions."""
+        found: dict[tuple[Any, int], pl.DataFrame] = {}
+        for row in rows:
+            frame = pl.from_arrow(from_ipc(bytes(row["blob"])))
+            assert isinstance(frame, pl.DataFrame)
+            numbers = bucket_of(frame["partition_id"], buckets)
+            for (bucket,), part in (
+                frame.with_columns(numbers.alias("_b")).partition_by("_b", as_dict=True).items()
+            ):
+                found[(row["scope_id"], int(bucket))] = part.drop("_b")
+        return found
+
+    def _of_buckets(self, bucketed: DataFrame, keys: Iterable[tuple[Any, int]]) -> DataFrame:
+        """The pieces of these (scope, bucket) groups alone."""
+        wanted = self.spark.createDataFrame(list(keys), "scope_id string, bucket long")
+        return bucketed.join(wanted.hint("broadcast"), ["scope_id", "bucket"])
+
+    def _candidate_certs(
+        self,
+        job: Job,
+        scopes: dict[Any, tuple[str, bytes]],
+        bucketed: DataFrame,
+        inputs: DataFrame,
+    ) -> DataFrame:
+        """The candidate points of the proven frontier's history (the scopes' tasks,
+        given the partition phase), evaluated by the buckets that hold their
+        partitions: pieces for the scopes' tasks."""
+        with spark_errors(f"find the frontier's candidate points in {self.root}"):
+            found = (
+                inputs.groupBy("scope_id")
+                .applyInArrow(candidates_kernel(job), OUTPUTS_SCHEMA)
+                .collect()
+            )
+        # a scope whose points could not be found: its task (which validates) says why
+        points = self._by_bucket([r for r in found if r["output"] == CANDIDATES], self._buckets())
+        if not points:
+            return self.spark.createDataFrame([], PIECES_SCHEMA)
+        return (
+            self._of_buckets(bucketed, points)
             .groupBy("scope_id", "bucket")
-            .applyInArrow(bucket_kernel(job, scopes), PIECES_SCHEMA)
+            .applyInArrow(points_kernel(job, scopes, points), PIECES_SCHEMA)
         )
-        return pieces.unionByName(phases)
+
+    def _timelines(
+        self,
+        job: Job,
+        scopes: dict[Any, tuple[str, bytes]],
+        bucketed: DataFrame,
+        shown: list[Row],
+    ) -> list[Row]:
+        """The timelines of the partitions each scope's task drew, by their buckets."""
+        drawn = self._by_bucket(shown, self._buckets())
+        if not drawn:
+            return []
+        with spark_errors(f"draw the timelines of {self.root}"):
+            return (
+                self._of_buckets(bucketed, drawn)
+                .groupBy("scope_id", "bucket")
+                .applyInArrow(timelines_kernel(job, scopes, drawn), OUTPUTS_SCHEMA)
+                .collect()
+            )
 
     def _uncovered(self, max_examples: int) -> list[Problem]:
         """Values the mapping's value maps miss, found here on the driver (a scan of the
@@ -213,13 +308,19 @@ class SparkEngine:
                 "broken": frozenset(p.table for p in uncovered if p.table),
             }
         )
-        inputs = self._scope_inputs(job)
-        with spark_errors(f"run {job.command} on the scopes of {self.root}"):
-            rows = (
-                inputs.groupBy("scope_id").applyInArrow(scope_kernel(job), OUTPUTS_SCHEMA).collect()
-            )
         collected = Collected()
         collected.problems.append([p.to_dict() for p in uncovered])
+        buckets = self._buckets()
+        if buckets:
+            rows = self._phased(Job(**{**job.__dict__, "phased": True}), buckets, collected)
+        else:
+            with spark_errors(f"run {job.command} on the scopes of {self.root}"):
+                rows = (
+                    self.pieces()
+                    .groupBy("scope_id")
+                    .applyInArrow(scope_kernel(job), OUTPUTS_SCHEMA)
+                    .collect()
+                )
         if not rows:
             with tempfile.TemporaryDirectory(prefix="reconcile-scope-") as folder:
                 outputs = evaluate(lay_out(Path(folder), iter(()), job), job)

@@ -121,10 +121,15 @@ def _split(source: SourceFile, rows: pa.Table) -> Iterator[tuple[str | None, pa.
         yield value, rows.filter(pc.fill_null(mask, False))
 
 
+def bucket_of(partitions: pl.Series, buckets: int) -> pl.Series:
+    """Each partition_id's bucket: a stable hash (the same in every task and on the
+    driver: one Polars version), modulo ``buckets``; a null's is 0."""
+    return (partitions.hash(seed=1) % buckets).fill_null(0).cast(pl.Int64)
+
+
 def _buckets(source: SourceFile, rows: pa.Table, buckets: int) -> Iterator[tuple[int, pa.Table]]:
-    """The rows by bucket of partitions: a stable hash of partition_id (the same in
-    every task: one Polars version), modulo ``buckets``; rows without a partition_id
-    that reads as text go to bucket 0."""
+    """The rows by bucket of partitions (:func:`bucket_of`); rows without a
+    partition_id that reads as text go to bucket 0."""
     if "partition_id" in source.hive:
         values = pl.Series([source.hive["partition_id"]] * rows.num_rows, dtype=pl.String)
     else:
@@ -135,7 +140,7 @@ def _buckets(source: SourceFile, rows: pa.Table, buckets: int) -> Iterator[tuple
             yield 0, rows
             return
         values = pl.Series(text)
-    numbers = (values.hash(seed=1) % buckets).fill_null(0).cast(pl.Int64).to_arrow()
+    numbers = bucket_of(values, buckets).to_arrow()
     for bucket in pc.unique(numbers).to_pylist():
         yield int(bucket), rows.filter(pc.equal(numbers, bucket))
 
@@ -180,7 +185,9 @@ def pieces(
 ) -> Iterator[dict[str, object]]:
     """The pieces of one file: at most ``rows_per_piece`` rows each, read a batch at
     a time, each of one scope (and of one bucket of partitions, with ``buckets``). A
-    file the mapping cannot read gives one PROBLEM piece (none in buckets)."""
+    file the mapping cannot read gives one PROBLEM piece (in bucket 0 with
+    ``buckets``: a table the buckets alone validate is reported there, and the same
+    problem from the scope's task counts once)."""
     batches: Iterable[pa.Table]
     if source.mapped is None:
         batches = _parquet_batches(content, rows_per_piece)
@@ -188,8 +195,8 @@ def pieces(
         try:
             batches = _mapped_batches(source, content, rows_per_piece)
         except duckdb.Error as error:
-            if not buckets:
-                yield _unreadable(source, error)
+            problem = _unreadable(source, error)
+            yield {**problem, "bucket": 0} if buckets else problem
             return
     for rows in batches:
         for scope, part in _split(source, rows):

@@ -56,9 +56,13 @@ def validate_files(
     config: EngineConfig | None = None,
     max_examples: int = DEFAULT_EXAMPLES,
     broken: frozenset[str] = frozenset(),
+    scan: frozenset[str] | None = None,
 ) -> ValidationReport:
     """:func:`validate_logset` on a log set already discovered (and its mapping bound);
-    ``broken`` tables, whose problems were found elsewhere, are not scanned."""
+    ``broken`` tables, whose problems were found elsewhere, are not scanned. With
+    ``scan``, only those tables' rows are checked (and counted), and only the rules
+    that report one of them run: the others' rows are checked elsewhere (a task of
+    the Spark engine holding a part of the log set)."""
     file_schemas: dict[str, list[FileSchema]] = {}
     read_problems: list[Problem] = []
     for name, table_files in files.tables.items():
@@ -78,7 +82,7 @@ def validate_files(
                 # a value the map lacks reads as null: not reported again as such
                 skipped.update(p.table for p in uncovered if p.table)
         logset = LogSet(files, file_schemas, coordinate, engine, skip=frozenset(skipped))
-        scanned = [t for t in logset.present if t not in skipped]
+        scanned = [t for t in logset.present if t not in skipped and (scan is None or t in scan)]
         for table in scanned:
             table_problems, count = check_rows(logset, table, max_examples)
             problems.extend(table_problems)
@@ -91,6 +95,8 @@ def validate_files(
             if not rule.requires <= set(logset.present):
                 continue
             if rule.reads & (skipped | unreadable):
+                continue
+            if scan is not None and rule.table not in scan:
                 continue
             problems.extend(check_rule(logset, rule, max_examples))
     return ValidationReport(
