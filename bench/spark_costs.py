@@ -3,34 +3,83 @@ Spark): the figures behind a cluster-size estimate.
 
     uv run python bench/spark_costs.py /tmp/reconcile-bench/logset-10M-1scopes --buckets 4
 
-For a log set of one scope it times, on this machine, what the tasks do: cutting the
-files into pieces (``scatter``), laying a bucket of partitions out and running its
-partition phase, and the scope's task (laying the whole scope out, validating it, and
-the scope phase with the buckets' tables given). Prints seconds per task and per
-million receipts.
+For a log set of one scope it cuts the files into pieces (``scatter``: the scope's,
+without receipts, snapshot and snapshot_bounds; and by bucket of partitions), then
+calls each kind of task of the phased audit (``reconcile/spark/tasks.py``) on them
+in turn, as Spark would: the scope's rc_scopes; each bucket's validation and
+partition phase; the scope's candidate points; each bucket's points; the scope's
+task; each bucket's timelines. Prints seconds per task, the rows each task laid out,
+and seconds per million receipts for the buckets' work.
 """
 
 from __future__ import annotations
 
 import argparse
-import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
+import polars as pl
 import pyarrow as pa
 
-from reconcile.api import open_logset
-from reconcile.audit import audit
-from reconcile.spark.kernel import Job, lay_out, partition_phase
+from reconcile.audit.phases import PARTITION_ONLY
+from reconcile.engine.analysis import PARTITION_INPUTS
+from reconcile.spark.kernel import FAILED, SHOWN, Job
 from reconcile.spark.listing import local_sources
-from reconcile.spark.scatter import BUCKETED_ARROW, PIECES_ARROW, facts, from_ipc, pieces
-from reconcile.validate import validate_logset
+from reconcile.spark.scatter import (
+    BUCKETED_ARROW,
+    PIECES_ARROW,
+    by_bucket,
+    facts,
+    from_ipc,
+    pieces,
+)
+from reconcile.spark.tasks import (
+    CHECKED,
+    Grouped,
+    bucket_kernel,
+    candidates_kernel,
+    points_kernel,
+    scope_kernel,
+    scopes_kernel,
+    timelines_kernel,
+)
+from reconcile_schemas import TABLES
+
+Piece = dict[str, Any]
 
 
-def batches(rows: list[dict[str, object]], schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+def batches(rows: Iterable[Piece], schema: pa.Schema) -> Iterator[pa.RecordBatch]:
     for row in rows:
         yield pa.RecordBatch.from_pylist([row], schema=schema)
+
+
+def task(
+    kernel: Grouped, key: tuple[Any, ...], rows: list[Piece], schema: pa.Schema
+) -> list[Piece]:
+    """One task, as Spark runs it: the group's pieces in, its rows out."""
+    out: list[Piece] = []
+    for batch in kernel(tuple(pa.scalar(k) for k in key), batches(rows, schema)):
+        out.extend(batch.to_pylist())
+    return out
+
+
+def timed(label: str, work: Any) -> Any:
+    started = time.perf_counter()
+    result = work()
+    print(f"{label}: {time.perf_counter() - started:.1f} s")
+    return result
+
+
+def laid_rows(rows: list[Piece]) -> int:
+    return sum(from_ipc(p["blob"]).num_rows for p in rows if not str(p["relpath"]).startswith("__"))
+
+
+def frames(blob: bytes, buckets: int) -> dict[int, pl.DataFrame]:
+    frame = pl.from_arrow(from_ipc(blob))
+    assert isinstance(frame, pl.DataFrame)
+    return by_bucket(frame, buckets)
 
 
 def main() -> None:
@@ -41,47 +90,84 @@ def main() -> None:
     _, sources, _ = local_sources(str(args.logset))
     contents = {k: Path(s.uri.removeprefix("file://")).read_bytes() for k, s in sources.items()}
     tables: dict[str, tuple[str, bytes]] = {}
-    ends = []
+    ends: list[int] = []
     for key, source in sorted(sources.items()):
         fact = facts(source, contents[key])
         tables.setdefault(source.table, (key, fact["blob"]))  # type: ignore[arg-type]
         if fact["end_ns"] is not None:
-            ends.append(fact["end_ns"])
-    job = Job("audit", tables, end_ns=max(ends))  # type: ignore[arg-type]
-    started = time.perf_counter()
-    whole = [p for k, s in sources.items() for p in pieces(s, contents[k])]
-    bucketed = [p for k, s in sources.items() for p in pieces(s, contents[k], buckets=args.buckets)]
-    print(f"scatter (both cuts): {time.perf_counter() - started:.1f} s")
+            ends.append(int(str(fact["end_ns"])))
+    job = Job("audit", tables, end_ns=max(ends), phased=True, buckets=args.buckets)
+    scoped_tables = [t for t in TABLES if t not in PARTITION_ONLY]
+
+    def cut(wanted: Iterable[str], buckets: int = 0) -> list[Piece]:
+        return [
+            p
+            for k, s in sources.items()
+            if s.table in wanted
+            for p in pieces(s, contents[k], buckets=buckets)
+        ]
+
+    scoped = timed("scatter, the scope's pieces", lambda: cut(scoped_tables))
+    bucketed = timed("scatter, the buckets' pieces", lambda: cut(PARTITION_INPUTS, args.buckets))
+    scope = next((p["scope_id"] for p in bucketed if p["scope_id"] is not None), None)
     receipts = sum(
-        from_ipc(p["blob"]).num_rows for p in whole if str(p["relpath"]).startswith("receipts")
+        from_ipc(p["blob"]).num_rows for p in bucketed if str(p["relpath"]).startswith("receipts")
     )
-    presets: list[dict[str, object]] = []
-    for bucket in range(args.buckets):
-        mine = [p for p in bucketed if p["bucket"] == bucket]
-        with tempfile.TemporaryDirectory() as folder:
-            started = time.perf_counter()
-            laid = lay_out(Path(folder), batches(mine, BUCKETED_ARROW), job)
-            laid_s = time.perf_counter() - started
-            started = time.perf_counter()
-            out = partition_phase(laid, job, None)
-            phase_s = time.perf_counter() - started
-        presets += [{"scope_id": None, "relpath": k, "blob": v} for k, v in out.items()]
-        print(f"bucket {bucket}: lay out {laid_s:.1f} s, partition phase {phase_s:.1f} s")
-    with tempfile.TemporaryDirectory() as folder:
-        started = time.perf_counter()
-        laid = lay_out(Path(folder), batches([*whole, *presets], PIECES_ARROW), job)
-        laid_s = time.perf_counter() - started
-        started = time.perf_counter()
-        validate_logset(laid.root)
-        valid_s = time.perf_counter() - started
-        started = time.perf_counter()
-        with open_logset(laid.root, validate=False) as logset:
-            audit(logset, None, preset=laid.preset())
-        scope_s = time.perf_counter() - started
-    print(
-        f"scope task: lay out {laid_s:.1f} s, validate {valid_s:.1f} s, scope phase {scope_s:.1f} s"
+    mine = {b: [p for p in bucketed if p["bucket"] == b] for b in range(args.buckets)}
+    found = task(
+        scopes_kernel(job),
+        (scope,),
+        [p for p in scoped if str(p["relpath"]).startswith(("checkpoints", "scopes"))],
+        PIECES_ARROW,
     )
+    rc_scopes = {r["scope_id"]: (r["output"], r["blob"]) for r in found}
+    phase1: list[Piece] = []
+    bucket_s = []
+    for b in range(args.buckets):
+        started = time.perf_counter()
+        out = task(bucket_kernel(job, rc_scopes), (scope, b), mine[b], BUCKETED_ARROW)
+        bucket_s.append(time.perf_counter() - started)
+        print(f"bucket {b}: validate + partition phase + partition rules {bucket_s[-1]:.1f} s,"
+              f" {laid_rows(mine[b]):,} rows")  # fmt: skip
+        assert not any(r["relpath"] == FAILED for r in out), out
+        phase1 += [r for r in out if r["relpath"] != CHECKED]
+    inputs = [*scoped, *({k: v for k, v in r.items() if k != "bucket"} for r in phase1)]
+    print(f"the scope's task lays out {laid_rows(scoped):,} rows (of {len(scoped)} pieces)")
+    found = timed(
+        "scope: candidate points",
+        lambda: task(candidates_kernel(job), (scope,), inputs, PIECES_ARROW),
+    )
+    assert not any(r["relpath"] == FAILED for r in found), found
+    print(f"candidate points: {sum(from_ipc(r['blob']).num_rows for r in found):,}")
+    certs: list[Piece] = []
+    for point in found:
+        b = point["bucket"]
+        given = [r for r in phase1 if r["bucket"] == b]
+        certs += timed(
+            f"bucket {b}: {from_ipc(point['blob']).num_rows:,} points",
+            lambda b=b, given=given, point=point: task(
+                points_kernel(job, rc_scopes), (scope, b), [*mine[b], *given, point], BUCKETED_ARROW
+            ),
+        )
+    rows = timed(
+        "scope: the scope's task",
+        lambda: task(scope_kernel(job), (scope,), [*inputs, *certs], PIECES_ARROW),
+    )
+    shown_blob = next(r["blob"] for r in rows if r["output"] == SHOWN)
+    shown = {(scope, b): f for b, f in frames(shown_blob, args.buckets).items()}
+    for (_, b), frame in sorted(shown.items()):
+        timed(
+            f"bucket {b}: timelines of {frame.height} partitions",
+            lambda b=b: task(
+                timelines_kernel(job, rc_scopes, shown), (scope, b), mine[b], BUCKETED_ARROW
+            ),
+        )
     print(f"receipts: {receipts:,}")
+    total = sum(bucket_s)
+    print(
+        f"buckets' first phase: {total:.1f} s in all,"
+        f" {total / (receipts / 1e6):.2f} s per million receipts"
+    )
 
 
 if __name__ == "__main__":

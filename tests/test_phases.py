@@ -186,7 +186,9 @@ def _phased(source: Path, work: Path, buckets: int) -> AuditResult:
     certs = in_bucket(
         "phase3",
         with_points,
-        lambda ls, wanted: phases.point_certs(ls, as_of, scopes, _of(points, wanted)),
+        lambda ls, wanted: phases.point_certs(
+            ls, as_of, {"rc_scopes": scopes}, _of(points, wanted)
+        ),
     )
     if certs:
         preset[phases.CANDIDATE_CERTS] = pa.concat_tables(certs)
@@ -242,7 +244,7 @@ def test_a_candidate_point_left_out_is_an_error(tmp_path: Path) -> None:
     missing is the engine's error, never a frontier computed without it."""
     with open_logset(DATA / "faults") as logset:
         points = phases.candidates(logset, None, {})
-        certs = phases.point_certs(logset, None, None, points)
+        certs = phases.point_certs(logset, None, {}, points)
         assert points.height > 1
         phases.scope_audit(logset, None, AuditSettings(), {phases.CANDIDATE_CERTS: certs})
         with pytest.raises(ReconcileError, match="1 candidate point"):

@@ -8,7 +8,8 @@ receipts, snapshot and snapshot_bounds, which only the partitions' phases read:
    (``PARTITION_PHASE``) and the partition rules' findings;
 2. :func:`candidates`, per scope, given those: the points where the proven
    frontier's history needs a partition's exact certificate;
-3. :func:`point_certs`, per bucket: those points' certificates;
+3. :func:`point_certs`, per bucket: those points' certificates (given phase 1's
+   tables, or computing them again);
 4. :func:`scope_audit`, per scope, given all of the above: watermarks, frontiers,
    their history, the findings, and the partitions whose timelines are drawn;
 5. :func:`timelines`, per bucket: those partitions' timelines.
@@ -87,11 +88,12 @@ def candidates(logset: LogSet, as_of: AsOf, preset: Mapping[str, pa.Table]) -> p
 
 
 def point_certs(
-    logset: LogSet, as_of: AsOf, rc_scopes: pa.Table | None, points: pl.DataFrame
+    logset: LogSet, as_of: AsOf, preset: Mapping[str, pa.Table], points: pl.DataFrame
 ) -> pa.Table:
-    """Phase 3: the certificates of the points (of the log set's partitions)."""
-    analysis = _analysis(logset, as_of, {} if rc_scopes is None else {"rc_scopes": rc_scopes})
-    return analysis.certs_of(points)
+    """Phase 3: the certificates of the points (of the log set's partitions), given
+    rc_scopes and, where it was kept from phase 1, the partition phase (else it is
+    computed again, for the log set's partitions)."""
+    return _analysis(logset, as_of, preset).certs_of(points)
 
 
 def scope_audit(

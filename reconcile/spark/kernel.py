@@ -73,6 +73,8 @@ class Job:
     # the audit in phases (reconcile.audit.phases): the scope's task holds no rows of
     # PARTITION_ONLY, which the buckets' tasks validate and read
     phased: bool = False
+    # buckets of partitions per scope (phased)
+    buckets: int = 0
 
     def config(self) -> EngineConfig:
         env = EngineConfig.from_env()

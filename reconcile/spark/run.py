@@ -29,13 +29,12 @@ from reconcile.spark.scatter import (
     FACTS_SCHEMA,
     PIECE_ROWS,
     PIECES_SCHEMA,
-    bucket_of,
+    by_bucket,
     footers,
     from_ipc,
     scatter,
 )
 from reconcile.spark.tasks import (
-    CANDIDATES,
     CHECKED,
     bucket_kernel,
     candidates_kernel,
@@ -196,7 +195,7 @@ class SparkEngine:
             with spark_errors(f"run the partition phase of {self.root}"):
                 first = (
                     bucketed.groupBy("scope_id", "bucket")
-                    .applyInArrow(bucket_kernel(job, scopes), PIECES_SCHEMA)
+                    .applyInArrow(bucket_kernel(job, scopes), BUCKETED_SCHEMA)
                     .persist()
                 )
                 held.append(first)
@@ -204,9 +203,16 @@ class SparkEngine:
             for row in checked:
                 collected.add("meta", bytes(row["blob"]))
             valid = not job.broken and not any(collected.problems)
-            inputs = scoped.unionByName(first.where(first.relpath != CHECKED))
+            tables = first.where(first.relpath != CHECKED)
+            inputs = scoped.unionByName(tables.drop("bucket"))
             if job.command == "audit" and valid:
-                inputs = inputs.unionByName(self._candidate_certs(job, scopes, bucketed, inputs))
+                points = (
+                    inputs.groupBy("scope_id")
+                    .applyInArrow(candidates_kernel(job), BUCKETED_SCHEMA)
+                    .persist()
+                )
+                held.append(points)
+                inputs = inputs.unionByName(self._points(job, scopes, bucketed, tables, points))
             scope_job = job if valid else Job(**{**job.__dict__, "command": "validate"})
             with spark_errors(f"run {job.command} on the scopes of {self.root}"):
                 rows = (
@@ -223,17 +229,14 @@ class SparkEngine:
             for frame in held:
                 frame.unpersist()
 
-    def _by_bucket(self, rows: list[Row], buckets: int) -> dict[tuple[Any, int], pl.DataFrame]:
+    def _by_bucket(self, rows: list[Row]) -> dict[tuple[Any, int], pl.DataFrame]:
         """Each scope's frame (an IPC blob per row) split by bucket of partitions."""
         found: dict[tuple[Any, int], pl.DataFrame] = {}
         for row in rows:
             frame = pl.from_arrow(from_ipc(bytes(row["blob"])))
             assert isinstance(frame, pl.DataFrame)
-            numbers = bucket_of(frame["partition_id"], buckets)
-            for (bucket,), part in (
-                frame.with_columns(numbers.alias("_b")).partition_by("_b", as_dict=True).items()
-            ):
-                found[(row["scope_id"], int(bucket))] = part.drop("_b")
+            for bucket, part in by_bucket(frame, self._buckets()).items():
+                found[(row["scope_id"], bucket)] = part
         return found
 
     def _of_buckets(self, bucketed: DataFrame, keys: Iterable[tuple[Any, int]]) -> DataFrame:
@@ -241,30 +244,24 @@ class SparkEngine:
         wanted = self.spark.createDataFrame(list(keys), "scope_id string, bucket long")
         return bucketed.join(wanted.hint("broadcast"), ["scope_id", "bucket"])
 
-    def _candidate_certs(
+    def _points(
         self,
         job: Job,
         scopes: dict[Any, tuple[str, bytes]],
         bucketed: DataFrame,
-        inputs: DataFrame,
+        tables: DataFrame,
+        points: DataFrame,
     ) -> DataFrame:
-        """The candidate points of the proven frontier's history (the scopes' tasks,
-        given the partition phase), evaluated by the buckets that hold their
-        partitions: pieces for the scopes' tasks."""
-        with spark_errors(f"find the frontier's candidate points in {self.root}"):
-            found = (
-                inputs.groupBy("scope_id")
-                .applyInArrow(candidates_kernel(job), OUTPUTS_SCHEMA)
-                .collect()
-            )
-        # a scope whose points could not be found: its task (which validates) says why
-        points = self._by_bucket([r for r in found if r["output"] == CANDIDATES], self._buckets())
-        if not points:
-            return self.spark.createDataFrame([], PIECES_SCHEMA)
+        """The candidate points' certificates (pieces for the scopes' tasks): each
+        bucket with points evaluates them on its rows, given its partition phase
+        (``tables``, kept from the first phase). The points go from the scopes'
+        tasks to the buckets' by Spark's shuffle, not through the driver."""
+        wanted = points.select("scope_id", "bucket").distinct()
+        groups = bucketed.unionByName(tables).join(wanted, ["scope_id", "bucket"], "left_semi")
         return (
-            self._of_buckets(bucketed, points)
+            groups.unionByName(points)
             .groupBy("scope_id", "bucket")
-            .applyInArrow(points_kernel(job, scopes, points), PIECES_SCHEMA)
+            .applyInArrow(points_kernel(job, scopes), PIECES_SCHEMA)
         )
 
     def _timelines(
@@ -275,7 +272,7 @@ class SparkEngine:
         shown: list[Row],
     ) -> list[Row]:
         """The timelines of the partitions each scope's task drew, by their buckets."""
-        drawn = self._by_bucket(shown, self._buckets())
+        drawn = self._by_bucket(shown)
         if not drawn:
             return []
         with spark_errors(f"draw the timelines of {self.root}"):
@@ -312,7 +309,8 @@ class SparkEngine:
         collected.problems.append([p.to_dict() for p in uncovered])
         buckets = self._buckets()
         if buckets:
-            rows = self._phased(Job(**{**job.__dict__, "phased": True}), buckets, collected)
+            phased = Job(**{**job.__dict__, "phased": True, "buckets": buckets})
+            rows = self._phased(phased, buckets, collected)
         else:
             with spark_errors(f"run {job.command} on the scopes of {self.root}"):
                 rows = (

@@ -124,7 +124,16 @@ def _split(source: SourceFile, rows: pa.Table) -> Iterator[tuple[str | None, pa.
 def bucket_of(partitions: pl.Series, buckets: int) -> pl.Series:
     """Each partition_id's bucket: a stable hash (the same in every task and on the
     driver: one Polars version), modulo ``buckets``; a null's is 0."""
+    if buckets < 1:
+        raise ValueError(f"buckets of partitions: {buckets} (at least 1)")
     return (partitions.hash(seed=1) % buckets).fill_null(0).cast(pl.Int64)
+
+
+def by_bucket(frame: pl.DataFrame, buckets: int) -> dict[int, pl.DataFrame]:
+    """The rows of ``frame`` by the bucket of their partition_id."""
+    numbers = bucket_of(frame["partition_id"], buckets).alias("_bucket")
+    parts = frame.with_columns(numbers).partition_by("_bucket", as_dict=True)
+    return {int(key[0]): part.drop("_bucket") for key, part in parts.items()}
 
 
 def _buckets(source: SourceFile, rows: pa.Table, buckets: int) -> Iterator[tuple[int, pa.Table]]:

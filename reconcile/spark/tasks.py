@@ -43,7 +43,7 @@ from reconcile.spark.kernel import (
     lay_out,
 )
 from reconcile.spark.local import work_dir
-from reconcile.spark.scatter import PIECES_ARROW, from_ipc, to_ipc
+from reconcile.spark.scatter import BUCKETED_ARROW, PIECES_ARROW, by_bucket, from_ipc, to_ipc
 
 Grouped = Callable[[tuple[pa.Scalar, ...], Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 Work = Callable[[Any, ScopeFiles], list[dict[str, Any]]]
@@ -52,8 +52,8 @@ Key = tuple[Any, ...]
 
 # A bucket's validation: its meta blob (as a scope task's), on a piece of this name.
 CHECKED = "__checked__"
-# The candidate points of a scope (candidates_kernel's output).
-CANDIDATES = "candidates"
+# A bucket's candidate points (candidates_kernel's output): rc_points, given.
+POINTS = PRESET + "rc_points"
 
 
 def _grouped(
@@ -105,9 +105,9 @@ def bucket_kernel(job: Job, scopes: Mapping[Any, tuple[str, bytes]]) -> Grouped:
     """A bucket's task, grouped by scope and bucket: the validation of its rows of
     PARTITION_ONLY (a CHECKED piece) and, where they are valid and the command is not
     validate, the partition phase (and for the audit, the partition findings) as
-    pieces for the scope's task. ``scopes``: each scope's rc_scopes (or FAILED and
-    why). A failure (on input the scope's validation will report) is passed on, not
-    raised."""
+    pieces for the scope's task and the bucket's later tasks. ``scopes``: each
+    scope's rc_scopes (or FAILED and why). A failure (on input the scope's
+    validation will report) is passed on, not raised."""
     settings = AuditSettings(stall_minutes=job.stall_minutes)
 
     def work(key: Key, laid: ScopeFiles) -> list[dict[str, Any]]:
@@ -127,9 +127,12 @@ def bucket_kernel(job: Job, scopes: Mapping[Any, tuple[str, bytes]]) -> Grouped:
                 outputs.update({PRESET + name: to_ipc(t) for name, t in tables.items()})
             except Exception as error:
                 outputs[FAILED] = _failed(error)
-        return [{"scope_id": scope, "relpath": k, "blob": v} for k, v in outputs.items()]
+        return [
+            {"scope_id": scope, "bucket": key[1], "relpath": k, "blob": v}
+            for k, v in outputs.items()
+        ]
 
-    return _grouped(job, PIECES_ARROW, work)
+    return _grouped(job, BUCKETED_ARROW, work)
 
 
 def scopes_kernel(job: Job) -> Grouped:
@@ -152,10 +155,12 @@ def scopes_kernel(job: Job) -> Grouped:
 
 
 def candidates_kernel(job: Job) -> Grouped:
-    """A scope's candidate points (CANDIDATES, an IPC table), given its buckets'
-    partition phase; where that cannot be computed (a bucket failed, or the scope's
-    rows break the contract) none, and FAILED with why: the scope's task, which
-    validates, then reports it."""
+    """A scope's candidate points, given its buckets' partition phase: a piece
+    (PRESET + rc_points) for each bucket of partitions with points, straight to
+    that bucket's points_kernel (never through the driver: there may be many).
+    Where they cannot be computed (a bucket failed, or the scope's rows break the
+    contract), FAILED with why instead, which reaches the scope's task: that task
+    validates, and reports it."""
 
     def work(key: Key, laid: ScopeFiles) -> list[dict[str, Any]]:
         scope = key[0]
@@ -165,33 +170,40 @@ def candidates_kernel(job: Job) -> Grouped:
             config = job.config()
             with open_logset(laid.root, config=config, validate=False) as logset:
                 points = phases.candidates(logset, _as_of(job, config), laid.preset())
-            output, blob = CANDIDATES, to_ipc(points.to_arrow())
         except Exception as error:
-            output, blob = FAILED, _failed(error)
-        return [{"scope_id": scope, "output": output, "blob": blob}]
+            return [{"scope_id": scope, "bucket": 0, "relpath": FAILED, "blob": _failed(error)}]
+        return [
+            {"scope_id": scope, "bucket": b, "relpath": POINTS, "blob": to_ipc(part.to_arrow())}
+            for b, part in by_bucket(points, job.buckets).items()
+        ]
 
-    return _grouped(job, OUTPUTS_ARROW, work)
+    return _grouped(job, BUCKETED_ARROW, work)
 
 
-def points_kernel(
-    job: Job, scopes: Mapping[Any, tuple[str, bytes]], points: Mapping[Key, pl.DataFrame]
-) -> Grouped:
-    """A bucket's task for the candidate points of its partitions (``points``: by
-    scope and bucket, from candidates_kernel): their certificates, as a piece for the
-    scope's task (PRESET + CANDIDATE_CERTS). Only the rows of partitions with points
-    are laid out, so the partition phase computed again is theirs alone."""
+def points_kernel(job: Job, scopes: Mapping[Any, tuple[str, bytes]]) -> Grouped:
+    """A bucket's task for the candidate points of its partitions (a POINTS piece,
+    from candidates_kernel), given its rows and its partition phase (PRESET pieces
+    from bucket_kernel): their certificates, as a piece for the scope's task (PRESET
+    + CANDIDATE_CERTS). A FAILED piece is passed on."""
 
     def work(key: Key, laid: ScopeFiles) -> list[dict[str, Any]]:
         scope = key[0]
-        config = job.config()
-        with open_logset(laid.root, config=config, validate=False) as logset:
-            certs = phases.point_certs(
-                logset, _as_of(job, config), _rc_scopes(scopes, scope), points[key]
-            )
-        name = PRESET + phases.CANDIDATE_CERTS
-        return [{"scope_id": scope, "relpath": name, "blob": to_ipc(certs)}]
+        given = laid.preset()
+        points = given.pop(POINTS.removeprefix(PRESET), None)
+        outputs = {FAILED: laid.failures[0].encode()} if laid.failures else {}
+        if points is not None:
+            rc_scopes = _rc_scopes(scopes, scope)
+            if rc_scopes is not None:
+                given["rc_scopes"] = rc_scopes
+            config = job.config()
+            frame = pl.from_arrow(points)
+            assert isinstance(frame, pl.DataFrame)
+            with open_logset(laid.root, config=config, validate=False) as logset:
+                certs = phases.point_certs(logset, _as_of(job, config), given, frame)
+            outputs[PRESET + phases.CANDIDATE_CERTS] = to_ipc(certs)
+        return [{"scope_id": scope, "relpath": k, "blob": v} for k, v in outputs.items()]
 
-    return _grouped(job, PIECES_ARROW, work, keep=points)
+    return _grouped(job, PIECES_ARROW, work)
 
 
 def timelines_kernel(
