@@ -143,6 +143,15 @@ def _of(frame: pl.DataFrame, keys: set[tuple[str, str]]) -> pl.DataFrame:
     return frame.filter(pl.Series(mask, dtype=pl.Boolean))
 
 
+def _concat(parts: list[dict[str, pa.Table]]) -> dict[str, pa.Table]:
+    """The tables of several buckets, table by table."""
+    tables: dict[str, list[pa.Table]] = {}
+    for part in parts:
+        for name, table in part.items():
+            tables.setdefault(name, []).append(table)
+    return {n: pa.concat_tables(t, promote_options="permissive") for n, t in tables.items()}
+
+
 def _phased(source: Path, work: Path, buckets: int) -> AuditResult:
     """The audit put together from its five phases (reconcile.audit.phases), each
     partition's phases on a bucket's rows alone, the scope's without the receipts."""
@@ -160,6 +169,7 @@ def _phased(source: Path, work: Path, buckets: int) -> AuditResult:
     groups = [set(keys[number::buckets]) for number in range(buckets)]
 
     def in_bucket(name: str, rows: set[tuple[str, str]], each: Any) -> list[Any]:
+        """``each(logset, number, keys)`` on each bucket with some of ``rows``."""
         found = []
         for number, group in enumerate(groups):
             wanted = group & rows
@@ -168,36 +178,29 @@ def _phased(source: Path, work: Path, buckets: int) -> AuditResult:
             folder = work / f"{name}-{number}"
             _bucket(source, folder, wanted)
             with open_logset(folder, validate=False) as logset:
-                found.append(each(logset, wanted))
+                found.append(each(logset, number, wanted))
         return found
 
-    tables: dict[str, list[pa.Table]] = {}
-    for part in in_bucket(
-        "phase1", set(keys), lambda ls, _: phases.partition_tables(ls, as_of, scopes, settings)
-    ):
-        for name, table in part.items():
-            tables.setdefault(name, []).append(table)
-    preset = {"rc_scopes": scopes}
-    preset.update({n: pa.concat_tables(t, promote_options="permissive") for n, t in tables.items()})
+    first = in_bucket(
+        "phase1", set(keys), lambda ls, *_: phases.partition_tables(ls, as_of, scopes, settings)
+    )
+    preset = {"rc_scopes": scopes, **_concat(first)}
     _scope_rows(source, work / "scope")
     with open_logset(work / "scope", validate=False) as logset:
-        points = phases.candidates(logset, as_of, preset)
-    with_points = set(zip(points["scope_id"], points["partition_id"], strict=True))
-    certs = in_bucket(
-        "phase3",
-        with_points,
-        lambda ls, wanted: phases.point_certs(
-            ls, as_of, {"rc_scopes": scopes}, _of(points, wanted)
-        ),
-    )
-    if certs:
-        preset[phases.CANDIDATE_CERTS] = pa.concat_tables(certs)
+        context = phases.proven_context(logset, as_of, preset)
+
+    def exact(logset: Any, number: int, _: Any) -> dict[str, pa.Table]:
+        # the even buckets are given their first phase, the odd compute it again
+        given = {"rc_scopes": scopes, **context, **(first[number] if number % 2 == 0 else {})}
+        return phases.exact_points(logset, as_of, given)
+
+    preset.update(_concat(in_bucket("phase3", set(keys), exact)))
     with open_logset(work / "scope", validate=False) as logset:
         result, shown = phases.scope_audit(logset, as_of, settings, preset)
     drawn = in_bucket(
         "phase5",
         set(zip(shown["scope_id"], shown["partition_id"], strict=True)),
-        lambda ls, wanted: phases.timelines(ls, as_of, scopes, _of(shown, wanted)),
+        lambda ls, _, wanted: phases.timelines(ls, as_of, scopes, _of(shown, wanted)),
     )
     timelines = pl.concat(drawn) if drawn else result.timelines
     return dataclasses.replace(result, timelines=timelines)
@@ -239,18 +242,21 @@ def test_the_audit_in_phases_on_simulated_log_sets(tmp_path: Path, options: SimO
     assert whole.findings.height and whole.timelines.height
 
 
-def test_a_candidate_point_left_out_is_an_error(tmp_path: Path) -> None:
-    """The scope's phase reads no receipts: a candidate point whose certificate is
-    missing is the engine's error, never a frontier computed without it."""
+def test_a_partition_left_out_of_the_exact_points_is_an_error(tmp_path: Path) -> None:
+    """The scope's phase reads no receipts: a partition whose exact points were not
+    evaluated (or none given at all) is the engine's error, never a frontier
+    computed without them."""
     with open_logset(DATA / "faults") as logset:
-        points = phases.candidates(logset, None, {})
-        certs = phases.point_certs(logset, None, {}, points)
-        assert points.height > 1
-        phases.scope_audit(logset, None, AuditSettings(), {phases.CANDIDATE_CERTS: certs})
-        with pytest.raises(ReconcileError, match="1 candidate point"):
-            phases.scope_audit(
-                logset, None, AuditSettings(), {phases.CANDIDATE_CERTS: certs.slice(1)}
-            )
+        first = phases.partition_tables(logset, None, None, AuditSettings())
+        context = phases.proven_context(logset, None, first)
+        exact = phases.exact_points(logset, None, {**first, **context})
+        assert exact[phases.EXACT].num_rows and exact[phases.EXACT_PARTITIONS].num_rows > 1
+        phases.scope_audit(logset, None, AuditSettings(), {**first, **exact})
+        short = {**exact, phases.EXACT_PARTITIONS: exact[phases.EXACT_PARTITIONS].slice(1)}
+        with pytest.raises(ReconcileError, match="of 1 partition"):
+            phases.scope_audit(logset, None, AuditSettings(), {**first, **short})
+        with pytest.raises(ReconcileError, match="needs rc_exact"):
+            phases.scope_audit(logset, None, AuditSettings(), first)
 
 
 def test_the_rows_only_buckets_hold_are_validated_there_alone() -> None:

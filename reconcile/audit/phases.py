@@ -6,10 +6,12 @@ receipts, snapshot and snapshot_bounds, which only the partitions' phases read:
 
 1. :func:`partition_tables`, per bucket of partitions: the partition phase
    (``PARTITION_PHASE``) and the partition rules' findings;
-2. :func:`candidates`, per scope, given those: the points where the proven
-   frontier's history needs a partition's exact certificate;
-3. :func:`point_certs`, per bucket: those points' certificates (given phase 1's
-   tables, or computing them again);
+2. :func:`proven_context`, per scope, given those: what the proven frontier's
+   history needs of the scope to find where a partition's exact certificate could
+   be below everything that holds still (its instants, its members' spans, the
+   runs of that minimum);
+3. :func:`exact_points`, per bucket, given that and its phase 1 (else computing it
+   again): those points of its partitions, evaluated, and the partitions covered;
 4. :func:`scope_audit`, per scope, given all of the above: watermarks, frontiers,
    their history, the findings, and the partitions whose timelines are drawn;
 5. :func:`timelines`, per bucket: those partitions' timelines.
@@ -29,8 +31,10 @@ import pyarrow as pa
 
 from reconcile.audit import AuditResult, audit, shown_partitions
 from reconcile.audit.findings import PARTITION_FINDINGS, AuditSettings, partition_findings
+from reconcile.engine import frontier
 from reconcile.engine.analysis import WATERMARK_STEPS, Analysis
-from reconcile.engine.frontier import CANDIDATE_CERTS, candidate_points
+from reconcile.engine.frontier import EXACT, EXACT_PARTITIONS, PROVEN_CONTEXT
+from reconcile.errors import ReconcileError
 from reconcile.logset.load import LogSet
 
 # The tables only the partitions' phases read (and validate).
@@ -40,15 +44,6 @@ PARTITION_ONLY: tuple[str, ...] = ("receipts", "snapshot", "snapshot_bounds")
 SCOPES_STEP = WATERMARK_STEPS[:1]
 
 AsOf = datetime | str | None
-
-NO_POINTS = pl.DataFrame(
-    schema={
-        "point_id": pl.Int64,
-        "scope_id": pl.String,
-        "partition_id": pl.String,
-        "t": pl.Datetime("ns"),
-    }
-)
 
 
 def scopes(logset: LogSet, as_of: AsOf) -> pa.Table:
@@ -81,19 +76,20 @@ def partition_tables(
     return tables
 
 
-def candidates(logset: LogSet, as_of: AsOf, preset: Mapping[str, pa.Table]) -> pl.DataFrame:
-    """Phase 2: the candidate points (point_id, scope_id, partition_id, t), given the
-    partition phase."""
-    return candidate_points(_analysis(logset, as_of, preset))
+def proven_context(
+    logset: LogSet, as_of: AsOf, preset: Mapping[str, pa.Table]
+) -> dict[str, pa.Table]:
+    """Phase 2: the scopes' PROVEN_CONTEXT, given the partition phase."""
+    return frontier.proven_context(_analysis(logset, as_of, preset))
 
 
-def point_certs(
-    logset: LogSet, as_of: AsOf, preset: Mapping[str, pa.Table], points: pl.DataFrame
-) -> pa.Table:
-    """Phase 3: the certificates of the points (of the log set's partitions), given
-    rc_scopes and, where it was kept from phase 1, the partition phase (else it is
-    computed again, for the log set's partitions)."""
-    return _analysis(logset, as_of, preset).certs_of(points)
+def exact_points(
+    logset: LogSet, as_of: AsOf, preset: Mapping[str, pa.Table]
+) -> dict[str, pa.Table]:
+    """Phase 3: EXACT and EXACT_PARTITIONS of the log set's partitions, given
+    rc_scopes, their scopes' PROVEN_CONTEXT and, where it was kept from phase 1,
+    the partition phase (else it is computed again, for these partitions)."""
+    return frontier.exact_points(_analysis(logset, as_of, preset))
 
 
 def scope_audit(
@@ -103,14 +99,13 @@ def scope_audit(
     preset: Mapping[str, pa.Table],
 ) -> tuple[AuditResult, pl.DataFrame]:
     """Phase 4: the audit without timelines, given the partition phase, the partition
-    findings and the candidate points' certificates (CANDIDATE_CERTS; absent where
-    no scope has a candidate point); and the partitions to draw. The receipts are
-    not read here: a candidate point without a certificate is an error."""
-    given = dict(preset)
-    if CANDIDATE_CERTS not in given:
-        # no certificates of no points: the table, empty
-        given[CANDIDATE_CERTS] = _analysis(logset, as_of, preset).certs_of(NO_POINTS)
-    result = audit(logset, as_of, settings, preset=given, timelines=False)
+    findings and the exact points (EXACT, EXACT_PARTITIONS; absent only where the
+    log set has no partition); and the partitions to draw. The receipts are not
+    read here: a partition whose points were not evaluated is an error."""
+    partitions = preset.get("rc_partitions")
+    if EXACT not in preset and partitions is not None and partitions.num_rows:
+        raise ReconcileError(f"the scope's phase needs {EXACT} given (phase 3)")
+    result = audit(logset, as_of, settings, preset=preset, timelines=False)
     return result, shown_partitions(result.frontier_history, result.findings)
 
 
@@ -123,12 +118,14 @@ def timelines(
 
 
 __all__ = [
-    "CANDIDATE_CERTS",
+    "EXACT",
+    "EXACT_PARTITIONS",
     "PARTITION_FINDINGS",
     "PARTITION_ONLY",
-    "candidates",
+    "PROVEN_CONTEXT",
+    "exact_points",
     "partition_tables",
-    "point_certs",
+    "proven_context",
     "scope_audit",
     "scopes",
     "timelines",

@@ -351,25 +351,6 @@ class Analysis:
         finally:
             self.con.unregister("rc_points_input")
 
-    def certs_of(self, points: pl.DataFrame) -> pa.Table:
-        """rc_point_certs of ``points`` (point_id, scope_id, partition_id, t), each
-        point keeping its own point_id."""
-        frame = points.select(
-            pl.col("point_id").cast(pl.Int64),
-            pl.col("scope_id").cast(pl.String),
-            pl.col("partition_id").cast(pl.String),
-            pl.col("t").cast(pl.Datetime("ns")),
-        )
-        self.con.register("rc_points_input", frame.to_arrow())
-        try:
-            self.con.execute(
-                "CREATE OR REPLACE TEMP TABLE rc_points AS SELECT * FROM rc_points_input"
-            )
-        finally:
-            self.con.unregister("rc_points_input")
-        self.evaluate_points()
-        return self.con.sql("FROM rc_point_certs").to_arrow_table()
-
     def evaluate_points(self) -> None:
         """Evaluate the points in rc_points into rc_point_certs."""
         self.prepare_history()

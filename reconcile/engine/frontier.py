@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import polars as pl
+import pyarrow as pa
 
 from reconcile.errors import ReconcileError
 from reconcile.sql import load
@@ -74,66 +75,95 @@ def claimed_history(analysis: Analysis) -> pl.DataFrame:
     return _rows(analysis, "claimed")
 
 
-# The candidate points' certificates as a working table, when evaluated elsewhere
-# (Analysis.preset: rc_point_certs rows for the point_ids of rc_candidate_points).
-CANDIDATE_CERTS = "rc_candidate_certs"
+# The tables the exact points of a scope's partitions need of the scope: its
+# instants, its members' spans, and the runs of what holds still (rc_fx_pieces).
+PROVEN_CONTEXT: tuple[str, ...] = ("rc_instants", "rc_member_spans", "rc_fx_pieces")
+
+# The candidate points' exact certificates (rc_exact), when evaluated elsewhere
+# (Analysis.preset), with the partitions they were evaluated for (EXACT_PARTITIONS):
+# every partition of the scope must be among those.
+EXACT = "rc_exact"
+EXACT_PARTITIONS = "rc_exact_partitions"
 
 
-def proven_candidates(analysis: Analysis) -> None:
-    """rc_candidate_points: the points the proven basis must evaluate exactly."""
+def _fx(analysis: Analysis) -> None:
+    """rc_proven_segments, and the exact minimum of what holds still (rc_fx) and its
+    runs (rc_fx_pieces)."""
     _table(analysis, "rc_proven_segments", "frontier/proven_segments")
     _tree(analysis, "frontier/tree_in_proven", "rc_fx")
     _table(analysis, "rc_fx_pieces", "frontier/fx_pieces")
+
+
+def _exact(analysis: Analysis) -> None:
+    """rc_exact: the candidate points (given rc_proven_segments and rc_fx_pieces),
+    evaluated exactly."""
     _table(analysis, "rc_candidates", "frontier/candidates")
     _table(analysis, "rc_candidate_points", "frontier/candidate_points")
-
-
-def _candidate_certs(analysis: Analysis) -> None:
-    """rc_point_certs of the candidate points: given (CANDIDATE_CERTS), else evaluated
-    here. Given, every candidate point must have its row: a point missing would
-    count as no certificate, a silent overclaim."""
-    if analysis.given(CANDIDATE_CERTS):
-        missing = analysis.con.execute(
-            "SELECT count(*) FROM rc_candidate_points AS p"
-            f" ANTI JOIN {CANDIDATE_CERTS} AS c USING (point_id)"
-        ).fetchall()[0][0]
-        if missing:
-            raise ReconcileError(
-                f"{missing} candidate point(s) of the proven frontier were not evaluated"
-                " (the engine's fault: please report it)"
-            )
-        analysis.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE rc_point_certs AS FROM {CANDIDATE_CERTS}"
-        )
-        return
     analysis.con.execute(
         "CREATE OR REPLACE TEMP TABLE rc_points AS"
         " SELECT point_id, scope_id, partition_id, t FROM rc_candidate_points"
     )
     analysis.evaluate_points()
+    _table(analysis, EXACT, "frontier/exact_points")
+
+
+def _check_exact(analysis: Analysis) -> None:
+    """Given rc_exact, every partition must have been evaluated: a partition left
+    out would count as no lower value, a silent overclaim."""
+    if not analysis.given(EXACT_PARTITIONS):
+        raise ReconcileError(f"{EXACT} is given without {EXACT_PARTITIONS}")
+    missing = analysis.con.execute(
+        "SELECT count(*) FROM rc_partitions AS p"
+        f" ANTI JOIN {EXACT_PARTITIONS} AS e USING (scope_id, partition_id)"
+    ).fetchall()[0][0]
+    if missing:
+        raise ReconcileError(
+            f"the proven frontier's exact points of {missing} partition(s) were not"
+            " evaluated (the engine's fault: please report it)"
+        )
 
 
 def proven_history(analysis: Analysis) -> pl.DataFrame:
-    proven_candidates(analysis)
-    _candidate_certs(analysis)
+    _fx(analysis)
+    if analysis.given(EXACT):
+        _check_exact(analysis)
+    else:
+        _exact(analysis)
     _table(analysis, "rc_hist_min", "frontier/proven_min")
     _table(analysis, "rc_hist_counts", "frontier/proven_counts")
     _table(analysis, "rc_hist_holders", "frontier/proven_holders")
     return _rows(analysis, "proven")
 
 
-def candidate_points(analysis: Analysis) -> pl.DataFrame:
-    """The points (point_id, scope_id, partition_id, t) that the proven frontier's
-    history evaluates exactly: what :func:`frontier_history` needs of the receipts,
-    beyond the partition phase, to be evaluated where the receipts are."""
+def _arrow(analysis: Analysis, tables: tuple[str, ...]) -> dict[str, pa.Table]:
+    return {t: analysis.con.sql(f"FROM {t}").to_arrow_table() for t in tables}
+
+
+def proven_context(analysis: Analysis) -> dict[str, pa.Table]:
+    """What the exact points of the scopes' partitions need of the scopes
+    (PROVEN_CONTEXT): with it and their partition phase, :func:`exact_points` runs
+    on any split of the partitions."""
     analysis.frontiers()
     analysis.prepare_history()
     analysis.run(HISTORY_FRONTIER_STEPS)
-    proven_candidates(analysis)
-    sql = "SELECT point_id, scope_id, partition_id, t FROM rc_candidate_points ORDER BY point_id"
-    frame = pl.from_arrow(analysis.con.sql(sql).to_arrow_table())
-    assert isinstance(frame, pl.DataFrame)
-    return frame
+    _fx(analysis)
+    return _arrow(analysis, PROVEN_CONTEXT)
+
+
+def exact_points(analysis: Analysis) -> dict[str, pa.Table]:
+    """rc_exact of the analysis' partitions, given their scopes' PROVEN_CONTEXT,
+    and the partitions it covers (EXACT_PARTITIONS)."""
+    missing = [t for t in PROVEN_CONTEXT if not analysis.given(t)]
+    if missing:
+        raise ReconcileError(f"exact points need {', '.join(missing)} given")
+    analysis.prepare_history()
+    _table(analysis, "rc_proven_segments", "frontier/proven_segments")
+    _exact(analysis)
+    analysis.con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {EXACT_PARTITIONS} AS"
+        " SELECT scope_id, partition_id FROM rc_partitions"
+    )
+    return _arrow(analysis, (EXACT, EXACT_PARTITIONS))
 
 
 def frontier_history(analysis: Analysis) -> pl.DataFrame:

@@ -37,8 +37,8 @@ from reconcile.spark.scatter import (
 from reconcile.spark.tasks import (
     CHECKED,
     bucket_kernel,
-    candidates_kernel,
-    points_kernel,
+    context_kernel,
+    exact_kernel,
     scope_kernel,
     scopes_kernel,
     timelines_kernel,
@@ -206,13 +206,7 @@ class SparkEngine:
             tables = first.where(first.relpath != CHECKED)
             inputs = scoped.unionByName(tables.drop("bucket"))
             if job.command == "audit" and valid:
-                points = (
-                    inputs.groupBy("scope_id")
-                    .applyInArrow(candidates_kernel(job), BUCKETED_SCHEMA)
-                    .persist()
-                )
-                held.append(points)
-                inputs = inputs.unionByName(self._points(job, scopes, bucketed, tables, points))
+                inputs = inputs.unionByName(self._exact(job, scopes, bucketed, tables, inputs))
             scope_job = job if valid else Job(**{**job.__dict__, "command": "validate"})
             with spark_errors(f"run {job.command} on the scopes of {self.root}"):
                 rows = (
@@ -244,24 +238,25 @@ class SparkEngine:
         wanted = self.spark.createDataFrame(list(keys), "scope_id string, bucket long")
         return bucketed.join(wanted.hint("broadcast"), ["scope_id", "bucket"])
 
-    def _points(
+    def _exact(
         self,
         job: Job,
         scopes: dict[Any, tuple[str, bytes]],
         bucketed: DataFrame,
         tables: DataFrame,
-        points: DataFrame,
+        inputs: DataFrame,
     ) -> DataFrame:
-        """The candidate points' certificates (pieces for the scopes' tasks): each
-        bucket with points evaluates them on its rows, given its partition phase
-        (``tables``, kept from the first phase). The points go from the scopes'
-        tasks to the buckets' by Spark's shuffle, not through the driver."""
-        wanted = points.select("scope_id", "bucket").distinct()
-        groups = bucketed.unionByName(tables).join(wanted, ["scope_id", "bucket"], "left_semi")
+        """The exact points of the proven frontier's history (pieces for the scopes'
+        tasks): each scope's task finds what its buckets need of it (``inputs``:
+        its rows and the partition phase), and each bucket evaluates its
+        partitions' points on its rows, given its partition phase (``tables``,
+        kept from the first phase). Nothing goes through the driver."""
+        context = inputs.groupBy("scope_id").applyInArrow(context_kernel(job), BUCKETED_SCHEMA)
         return (
-            groups.unionByName(points)
+            bucketed.unionByName(tables)
+            .unionByName(context)
             .groupBy("scope_id", "bucket")
-            .applyInArrow(points_kernel(job, scopes), PIECES_SCHEMA)
+            .applyInArrow(exact_kernel(job, scopes), PIECES_SCHEMA)
         )
 
     def _timelines(

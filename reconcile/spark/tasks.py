@@ -8,9 +8,11 @@ then one phase of the engine on it (:mod:`reconcile.audit.phases`):
 * :func:`bucket_kernel`, per bucket: validation of the rows only buckets hold
   (``PARTITION_ONLY``), and the partition phase (with the partition rules' findings
   for the audit), as pieces for the scope's task (``PRESET``);
-* :func:`candidates_kernel`, per scope: the points the proven frontier's history
-  evaluates exactly;
-* :func:`points_kernel`, per bucket: those points' certificates, as pieces;
+* :func:`context_kernel`, per scope: what the buckets need of the scope to find
+  the points the proven frontier's history evaluates exactly, as pieces for each
+  bucket;
+* :func:`exact_kernel`, per bucket: those points of its partitions, evaluated, as
+  pieces for the scope's task;
 * :func:`scope_kernel`, per scope: validation of the scope's rows, and the command
   (phased: without the rows of ``PARTITION_ONLY``);
 * :func:`timelines_kernel`, per bucket: the timelines of the partitions drawn.
@@ -43,7 +45,7 @@ from reconcile.spark.kernel import (
     lay_out,
 )
 from reconcile.spark.local import work_dir
-from reconcile.spark.scatter import BUCKETED_ARROW, PIECES_ARROW, by_bucket, from_ipc, to_ipc
+from reconcile.spark.scatter import BUCKETED_ARROW, PIECES_ARROW, from_ipc, to_ipc
 
 Grouped = Callable[[tuple[pa.Scalar, ...], Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 Work = Callable[[Any, ScopeFiles], list[dict[str, Any]]]
@@ -52,8 +54,6 @@ Key = tuple[Any, ...]
 
 # A bucket's validation: its meta blob (as a scope task's), on a piece of this name.
 CHECKED = "__checked__"
-# A bucket's candidate points (candidates_kernel's output): rc_points, given.
-POINTS = PRESET + "rc_points"
 
 
 def _grouped(
@@ -154,13 +154,12 @@ def scopes_kernel(job: Job) -> Grouped:
     return _grouped(job, OUTPUTS_ARROW, work)
 
 
-def candidates_kernel(job: Job) -> Grouped:
-    """A scope's candidate points, given its buckets' partition phase: a piece
-    (PRESET + rc_points) for each bucket of partitions with points, straight to
-    that bucket's points_kernel (never through the driver: there may be many).
-    Where they cannot be computed (a bucket failed, or the scope's rows break the
-    contract), FAILED with why instead, which reaches the scope's task: that task
-    validates, and reports it."""
+def context_kernel(job: Job) -> Grouped:
+    """A scope's PROVEN_CONTEXT, given its buckets' partition phase: pieces for
+    each of its buckets (``job.buckets`` copies, straight to exact_kernel, never
+    through the driver). Where it cannot be computed (a bucket failed, or the
+    scope's rows break the contract), FAILED with why instead, which reaches the
+    scope's task through its bucket 0: that task validates, and reports it."""
 
     def work(key: Key, laid: ScopeFiles) -> list[dict[str, Any]]:
         scope = key[0]
@@ -169,39 +168,40 @@ def candidates_kernel(job: Job) -> Grouped:
                 raise RuntimeError("the partition phase failed: " + laid.failures[0])
             config = job.config()
             with open_logset(laid.root, config=config, validate=False) as logset:
-                points = phases.candidates(logset, _as_of(job, config), laid.preset())
+                tables = phases.proven_context(logset, _as_of(job, config), laid.preset())
         except Exception as error:
             return [{"scope_id": scope, "bucket": 0, "relpath": FAILED, "blob": _failed(error)}]
+        blobs = {PRESET + name: to_ipc(table) for name, table in tables.items()}
         return [
-            {"scope_id": scope, "bucket": b, "relpath": POINTS, "blob": to_ipc(part.to_arrow())}
-            for b, part in by_bucket(points, job.buckets).items()
+            {"scope_id": scope, "bucket": bucket, "relpath": name, "blob": blob}
+            for bucket in range(job.buckets)
+            for name, blob in blobs.items()
         ]
 
     return _grouped(job, BUCKETED_ARROW, work)
 
 
-def points_kernel(job: Job, scopes: Mapping[Any, tuple[str, bytes]]) -> Grouped:
-    """A bucket's task for the candidate points of its partitions (a POINTS piece,
-    from candidates_kernel), given its rows and its partition phase (PRESET pieces
-    from bucket_kernel): their certificates, as a piece for the scope's task (PRESET
-    + CANDIDATE_CERTS). A FAILED piece is passed on."""
+def exact_kernel(job: Job, scopes: Mapping[Any, tuple[str, bytes]]) -> Grouped:
+    """A bucket's task, given its rows, its partition phase (PRESET pieces from
+    bucket_kernel) and its scope's PROVEN_CONTEXT (from context_kernel): the exact
+    points of its partitions (EXACT, EXACT_PARTITIONS), as pieces for the scope's
+    task. A FAILED piece is passed on."""
 
     def work(key: Key, laid: ScopeFiles) -> list[dict[str, Any]]:
         scope = key[0]
+        if laid.failures:
+            return [{"scope_id": scope, "relpath": FAILED, "blob": laid.failures[0].encode()}]
         given = laid.preset()
-        points = given.pop(POINTS.removeprefix(PRESET), None)
-        outputs = {FAILED: laid.failures[0].encode()} if laid.failures else {}
-        if points is not None:
-            rc_scopes = _rc_scopes(scopes, scope)
-            if rc_scopes is not None:
-                given["rc_scopes"] = rc_scopes
-            config = job.config()
-            frame = pl.from_arrow(points)
-            assert isinstance(frame, pl.DataFrame)
-            with open_logset(laid.root, config=config, validate=False) as logset:
-                certs = phases.point_certs(logset, _as_of(job, config), given, frame)
-            outputs[PRESET + phases.CANDIDATE_CERTS] = to_ipc(certs)
-        return [{"scope_id": scope, "relpath": k, "blob": v} for k, v in outputs.items()]
+        rc_scopes = _rc_scopes(scopes, scope)
+        if rc_scopes is not None:
+            given["rc_scopes"] = rc_scopes
+        config = job.config()
+        with open_logset(laid.root, config=config, validate=False) as logset:
+            tables = phases.exact_points(logset, _as_of(job, config), given)
+        return [
+            {"scope_id": scope, "relpath": PRESET + name, "blob": to_ipc(table)}
+            for name, table in tables.items()
+        ]
 
     return _grouped(job, PIECES_ARROW, work)
 
