@@ -27,8 +27,14 @@ import pytest
 
 from reconcile import open_logset
 from reconcile.audit import AuditResult, audit
+from reconcile.audit.phases import EXACT, EXACT_PARTITIONS, PARTITION_ONLY
 from reconcile.cli import main
-from reconcile.engine.analysis import HISTORY_STEPS, SLICE_RESULTS, WATERMARK_STEPS
+from reconcile.engine.analysis import (
+    HISTORY_STEPS,
+    PARTITION_INPUTS,
+    SLICE_RESULTS,
+    WATERMARK_STEPS,
+)
 from reconcile.errors import InvalidLogSet, UsageError
 from reconcile.simulate import FAULTS, SimOptions, simulate
 from reconcile.simulate.options import (
@@ -38,13 +44,28 @@ from reconcile.simulate.options import (
     Membership,
 )
 from reconcile.spark import run
-from reconcile.spark.kernel import Job
+from reconcile.spark.kernel import FAILED, PRESET, Job
 from reconcile.spark.listing import local_sources
 from reconcile.spark.local import work_dir
 from reconcile.spark.merge import merge_problems
 from reconcile.spark.run import SparkEngine
-from reconcile.spark.scatter import SourceFile, end_ns, from_ipc, pieces
+from reconcile.spark.scatter import (
+    BUCKETED_ARROW,
+    PIECES_ARROW,
+    SourceFile,
+    end_ns,
+    facts,
+    from_ipc,
+    pieces,
+)
 from reconcile.spark.session import spark_session
+from reconcile.spark.tasks import (
+    CHECKED,
+    bucket_kernel,
+    context_kernel,
+    exact_kernel,
+    scope_kernel,
+)
 from reconcile.validate import validate_logset
 
 if TYPE_CHECKING:
@@ -587,3 +608,47 @@ def test_a_mapped_hive_layout(spark: SparkSession, tmp_path: Path) -> None:
     mine = spark_audit(spark, logs)
     assert_same(mine, duckdb_audit(logs))
     assert sorted(mine.watermarks["scope_id"].to_list()) == ["s0", "s1"]
+
+
+def _task(kernel: Any, key: tuple[Any, ...], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One task as Spark runs it (no Spark needed): the group's pieces in, rows out."""
+    schema = BUCKETED_ARROW if "bucket" in rows[0] else PIECES_ARROW
+    batches = (pa.RecordBatch.from_pylist([row], schema=schema) for row in rows)
+    return [r for b in kernel(tuple(pa.scalar(k) for k in key), batches) for r in b.to_pylist()]
+
+
+def test_a_bucket_without_the_scopes_context_passes_the_failure_on() -> None:
+    """No Spark needed. A bucket whose scope sent no context for the exact points
+    (its task failed) says so to the scope's task instead of failing the job; the
+    scope's task, finding its rows valid, raises it (the engine's fault), and never
+    audits without those points."""
+    _, sources, _ = local_sources(str(DATA / "faults"))
+    contents = {k: Path(s.uri.removeprefix("file://")).read_bytes() for k, s in sources.items()}
+    tables = {}
+    for key, source in sorted(sources.items()):
+        tables.setdefault(source.table, (key, facts(source, contents[key])["blob"]))
+    job = Job("audit", tables, as_of="2026-01-01T01:00:00+00:00", phased=True, buckets=1)
+    bucketed = [
+        p for k, s in sources.items() if s.table in PARTITION_INPUTS
+        for p in pieces(s, contents[k], buckets=1)
+    ]  # fmt: skip
+    scope = bucketed[0]["scope_id"]
+    mine = [p for p in bucketed if p["scope_id"] == scope]
+    first = _task(bucket_kernel(job, {}), (scope, 0), mine)
+    kept = [r for r in first if r["relpath"] != CHECKED]
+    assert kept and not any(r["relpath"] == FAILED for r in kept)
+    out = _task(exact_kernel(job, {}), (scope, 0), [*mine, *kept])
+    assert [r["relpath"] for r in out] == [FAILED]
+    assert b"no context" in out[0]["blob"]
+    scoped = [
+        p for k, s in sources.items() if s.table not in PARTITION_ONLY
+        for p in pieces(s, contents[k]) if p["scope_id"] == scope
+    ]  # fmt: skip
+    given = [{k: v for k, v in r.items() if k != "bucket"} for r in kept]
+    with pytest.raises(RuntimeError, match="no context"):
+        _task(scope_kernel(job), (scope,), [*scoped, *given, *out])
+    # with its context, the bucket sends its exact points and the partitions covered
+    context = _task(context_kernel(job), (scope,), [*scoped, *given])
+    out = _task(exact_kernel(job, {}), (scope, 0), [*mine, *kept, *context])
+    names = {r["relpath"].removeprefix(PRESET) for r in out}
+    assert names == {EXACT, EXACT_PARTITIONS}

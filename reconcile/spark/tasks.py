@@ -185,19 +185,25 @@ def exact_kernel(job: Job, scopes: Mapping[Any, tuple[str, bytes]]) -> Grouped:
     """A bucket's task, given its rows, its partition phase (PRESET pieces from
     bucket_kernel) and its scope's PROVEN_CONTEXT (from context_kernel): the exact
     points of its partitions (EXACT, EXACT_PARTITIONS), as pieces for the scope's
-    task. A FAILED piece is passed on."""
+    task. A failure, here or before (a FAILED piece, or no context: the scope's
+    failed), is passed on, not raised: the scope's task validates, and reports it."""
 
     def work(key: Key, laid: ScopeFiles) -> list[dict[str, Any]]:
         scope = key[0]
-        if laid.failures:
-            return [{"scope_id": scope, "relpath": FAILED, "blob": laid.failures[0].encode()}]
         given = laid.preset()
-        rc_scopes = _rc_scopes(scopes, scope)
-        if rc_scopes is not None:
-            given["rc_scopes"] = rc_scopes
-        config = job.config()
-        with open_logset(laid.root, config=config, validate=False) as logset:
-            tables = phases.exact_points(logset, _as_of(job, config), given)
+        try:
+            if laid.failures:
+                raise RuntimeError(laid.failures[0])
+            if not set(phases.PROVEN_CONTEXT) <= given.keys():
+                raise RuntimeError("the scope's task sent no context for the exact points")
+            rc_scopes = _rc_scopes(scopes, scope)
+            if rc_scopes is not None:
+                given["rc_scopes"] = rc_scopes
+            config = job.config()
+            with open_logset(laid.root, config=config, validate=False) as logset:
+                tables = phases.exact_points(logset, _as_of(job, config), given)
+        except Exception as error:
+            return [{"scope_id": scope, "relpath": FAILED, "blob": _failed(error)}]
         return [
             {"scope_id": scope, "relpath": PRESET + name, "blob": to_ipc(table)}
             for name, table in tables.items()
