@@ -5,13 +5,10 @@ partitions) writes the pieces it is given back as Parquet files under their own
 names, below a folder on the executor's local disk, so that discovery,
 normalization, validation and every named step see exactly what the DuckDB engine
 sees in the whole log set, restricted to those rows. A table the log set has but the
-task has no rows of gets an empty file with its schema. Three kinds of task:
-
-* :func:`scopes_kernel`: a scope's ``rc_scopes``, from its checkpoints and scopes rows;
-* :func:`bucket_kernel`: the partition phase of a bucket of a scope's partitions;
-  its tables go on to the scope's task as pieces (``PRESET``);
-* :func:`scope_kernel`: the scope's validation, and the command on the scope with
-  the buckets' tables taken as given; its outputs go to the driver as IPC blobs.
+task has no rows of gets an empty file with its schema. Here: the job every task
+is asked (:class:`Job`), laying pieces out (:func:`lay_out`), validating them
+(:func:`check`) and a scope's command (:func:`evaluate`); the kinds of task that
+use them are in :mod:`reconcile.spark.tasks`.
 
 This module has no ``from __future__ import annotations``: Spark reads the tasks'
 type hints to choose its iterator form.
@@ -204,7 +201,7 @@ def _source_problem(problem: Problem, laid: ScopeFiles, job: Job) -> dict[str, A
     return found
 
 
-def _as_of(job: Job, config: EngineConfig) -> str | None:
+def as_of_text(job: Job, config: EngineConfig) -> str | None:
     """T as the DuckDB engine spells it: the user's, or the whole log set's end."""
     if job.as_of is not None or job.end_ns is None:
         return job.as_of
@@ -215,7 +212,7 @@ def _as_of(job: Job, config: EngineConfig) -> str | None:
     return f"{rows[0][0]}+00"
 
 
-def _frame_blob(frame: Any) -> bytes:
+def frame_blob(frame: Any) -> bytes:
     return to_ipc(frame.to_arrow())
 
 
@@ -251,23 +248,23 @@ def evaluate(laid: ScopeFiles, job: Job) -> dict[str, bytes]:
         if laid.failures:
             # the log set is valid, and yet a bucket failed: the engine's fault
             raise RuntimeError("the partition phase failed: " + laid.failures[0])
-        as_of = _as_of(job, config)
+        as_of = as_of_text(job, config)
         preset = laid.preset()
         with open_logset(laid.root, config=config, validate=False) as logset:
             if job.command in ("watermarks", "frontiers"):
                 analysis = Analysis(logset, as_of)
                 analysis.preset(preset)
                 frame = getattr(analysis, job.command)()
-                out[job.command] = _frame_blob(frame)
+                out[job.command] = frame_blob(frame)
             else:
                 settings = AuditSettings(stall_minutes=job.stall_minutes)
                 if job.phased:
                     result, shown = phases.scope_audit(logset, as_of, settings, preset)
-                    out[SHOWN] = _frame_blob(shown)
+                    out[SHOWN] = frame_blob(shown)
                 else:
                     result = audit(logset, as_of, settings, preset=preset)
                 for name in FRAMES:
-                    out[name] = _frame_blob(getattr(result, name))
+                    out[name] = frame_blob(getattr(result, name))
                 meta["as_of"] = result.as_of.isoformat()
                 meta["timings"] = result.timings
     out["meta"] = json.dumps(meta, default=str).encode()

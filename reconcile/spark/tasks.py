@@ -38,19 +38,19 @@ from reconcile.spark.kernel import (
     PRESET,
     Job,
     ScopeFiles,
-    _as_of,
-    _frame_blob,
+    as_of_text,
     check,
     evaluate,
+    frame_blob,
     lay_out,
 )
 from reconcile.spark.local import work_dir
 from reconcile.spark.scatter import BUCKETED_ARROW, PIECES_ARROW, from_ipc, to_ipc
 
 Grouped = Callable[[tuple[pa.Scalar, ...], Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
-Work = Callable[[Any, ScopeFiles], list[dict[str, Any]]]
 # A group's key: (scope_id,) or (scope_id, bucket).
 Key = tuple[Any, ...]
+Work = Callable[[Key, ScopeFiles], list[dict[str, Any]]]
 
 # A bucket's validation: its meta blob (as a scope task's), on a piece of this name.
 CHECKED = "__checked__"
@@ -61,7 +61,7 @@ def _grouped(
 ) -> Grouped:
     """An ``applyInArrow`` function (grouped, scope_id first in the key): the group's
     pieces laid out in a temporary folder (with ``keep``, only the rows of the
-    partitions named in the group's frame), then ``work(scope, laid)``'s rows."""
+    partitions named in the group's frame), then ``work(key, laid)``'s rows."""
 
     def run(
         key: tuple[pa.Scalar, ...], batches: Iterator[pa.RecordBatch]
@@ -120,7 +120,7 @@ def bucket_kernel(job: Job, scopes: Mapping[Any, tuple[str, bytes]]) -> Grouped:
                 with open_logset(laid.root, config=config, validate=False) as logset:
                     tables = phases.partition_tables(
                         logset,
-                        _as_of(job, config),
+                        as_of_text(job, config),
                         _rc_scopes(scopes, scope),
                         settings if job.command == "audit" else None,
                     )
@@ -144,7 +144,7 @@ def scopes_kernel(job: Job) -> Grouped:
         scope = key[0]
         try:
             with open_logset(laid.root, config=job.config(), validate=False) as logset:
-                table = phases.scopes(logset, _as_of(job, job.config()))
+                table = phases.scopes(logset, as_of_text(job, job.config()))
             output, blob = "rc_scopes", to_ipc(table)
         except Exception as error:
             # passed on to the scope's buckets, then to its task (see bucket_kernel)
@@ -168,7 +168,7 @@ def context_kernel(job: Job) -> Grouped:
                 raise RuntimeError("the partition phase failed: " + laid.failures[0])
             config = job.config()
             with open_logset(laid.root, config=config, validate=False) as logset:
-                tables = phases.proven_context(logset, _as_of(job, config), laid.preset())
+                tables = phases.proven_context(logset, as_of_text(job, config), laid.preset())
         except Exception as error:
             return [{"scope_id": scope, "bucket": 0, "relpath": FAILED, "blob": _failed(error)}]
         blobs = {PRESET + name: to_ipc(table) for name, table in tables.items()}
@@ -201,7 +201,7 @@ def exact_kernel(job: Job, scopes: Mapping[Any, tuple[str, bytes]]) -> Grouped:
                 given["rc_scopes"] = rc_scopes
             config = job.config()
             with open_logset(laid.root, config=config, validate=False) as logset:
-                tables = phases.exact_points(logset, _as_of(job, config), given)
+                tables = phases.exact_points(logset, as_of_text(job, config), given)
         except Exception as error:
             return [{"scope_id": scope, "relpath": FAILED, "blob": _failed(error)}]
         return [
@@ -223,8 +223,8 @@ def timelines_kernel(
         config = job.config()
         with open_logset(laid.root, config=config, validate=False) as logset:
             frame = phases.timelines(
-                logset, _as_of(job, config), _rc_scopes(scopes, scope), shown[key]
+                logset, as_of_text(job, config), _rc_scopes(scopes, scope), shown[key]
             )
-        return [{"scope_id": scope, "output": "timelines", "blob": _frame_blob(frame)}]
+        return [{"scope_id": scope, "output": "timelines", "blob": frame_blob(frame)}]
 
     return _grouped(job, OUTPUTS_ARROW, work, keep=shown)
