@@ -106,9 +106,10 @@ def _engine_options(parser: argparse.ArgumentParser) -> None:
         type=int,
         metavar="N",
         help="with --engine spark: split each scope's partitions into N buckets, whose"
-        " partition phase (events, pages, certificates, step functions) runs in tasks of"
-        " their own (0: all in the scope's task; default: 0 with a local master,"
-        " else Spark's default parallelism)",
+        " tasks alone read and validate the receipts, snapshot and snapshot_bounds (the"
+        " partition phase, the partition rules, the frontier's exact points, the"
+        " timelines); the scope's task takes the rest (0: all in the scope's task;"
+        " default: 0 with a local master, else Spark's default parallelism)",
     )
     group.add_argument(
         "--spark-conf",
