@@ -390,10 +390,12 @@ def test_cli_audit_on_spark(
     assert "owner_epoch" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("buckets", ["0", "3"])
 def test_cli_frontier_and_watermarks_on_spark(
-    spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str], buckets: str
 ) -> None:
-    """The same output, byte for byte, and the same exit status."""
+    """The same output, byte for byte, and the same exit status, with the scopes'
+    tasks doing everything or in buckets."""
     _break(DATA / "faults", tmp_path / "bad")
     for command, logset, code in [
         ("frontier", DATA / "timestamps", 0),
@@ -403,7 +405,8 @@ def test_cli_frontier_and_watermarks_on_spark(
     ]:
         assert main([command, str(logset), "--json"]) == code
         theirs = capsys.readouterr().out
-        assert main([command, str(logset), "--json", "--engine", "spark"]) == code
+        spark_args = ["--engine", "spark", "--spark-buckets", buckets]
+        assert main([command, str(logset), "--json", *spark_args]) == code
         assert capsys.readouterr().out == theirs, command
 
 
