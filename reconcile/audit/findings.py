@@ -36,7 +36,6 @@ SCOPE_RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("published_regressed", "audit/published_regressed", ("published",)),
     ("stalled_partition", "audit/stalled_partition", ()),
 )
-RULES = PARTITION_RULES + SCOPE_RULES
 
 # The partition rules' findings as a working table, when computed elsewhere
 # (Analysis.preset): then findings() runs the scope rules only.
