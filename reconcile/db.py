@@ -12,6 +12,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,6 +89,9 @@ class Engine:
         if config.temp_directory is None:
             self._owned_temp = Path(tempfile.mkdtemp(prefix="reconcile-spill-"))
             temp = self._owned_temp
+            # an engine never closed (a notebook's log set, left open for the session)
+            # still removes its spill folder, when collected or when Python exits
+            self._remove_temp = weakref.finalize(self, shutil.rmtree, temp, ignore_errors=True)
         else:
             temp = config.temp_directory
         self.con = duckdb.connect(":memory:")
@@ -107,7 +111,7 @@ class Engine:
     def close(self) -> None:
         self.con.close()
         if self._owned_temp is not None:
-            shutil.rmtree(self._owned_temp, ignore_errors=True)
+            self._remove_temp()
             self._owned_temp = None
 
     def __enter__(self) -> Engine:

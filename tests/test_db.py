@@ -1,11 +1,19 @@
-"""The engine's DuckDB settings: the default memory limit follows the machine."""
+"""The engine's DuckDB settings: the default memory limit follows the machine; the
+spill folder goes with the engine."""
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from reconcile import db
 from reconcile.db import Engine, EngineConfig
+
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 @pytest.mark.parametrize(
@@ -27,3 +35,23 @@ def test_engine_applies_the_default_or_the_given_limit(monkeypatch: pytest.Monke
     with Engine(EngineConfig(memory_limit="2GB")) as engine:
         (setting,) = engine.con.execute("SELECT current_setting('memory_limit')").fetchone() or ()
         assert setting == "1.8 GiB"
+
+
+def test_an_engine_never_closed_removes_its_spill_folder_at_exit(tmp_path: Path) -> None:
+    """A log set left open (as a notebook leaves it for the session) does not leave
+    its spill folder behind when Python exits."""
+    script = (
+        "import reconcile\n"
+        f"logset = reconcile.open_logset({str(DATA / 'clean')!r})\n"
+        "print(sum(1 for p in __import__('pathlib').Path("
+        f"{str(tmp_path)!r}).glob('reconcile-spill-*')))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        check=True,
+    )
+    assert result.stdout.strip() == "1"  # there while the log set was open
+    assert not list(tmp_path.glob("reconcile-spill-*"))
