@@ -169,13 +169,16 @@ class SparkEngine:
             return 0
         return max(1, int(context.defaultParallelism))
 
-    def _rc_scopes(self, job: Job) -> dict[Any, tuple[str, bytes]]:
+    def _rc_scopes(self, job: Job, scoped: DataFrame) -> dict[Any, tuple[str, bytes]]:
         """Each scope's rc_scopes, or FAILED and why (then the scope's task reports
-        it, unless validation explains it): a first, small job over checkpoints and
-        scopes."""
+        it, unless validation explains it): a first, small job over the checkpoints
+        and scopes among the scopes' pieces (``scoped``, cached: no file read again)."""
+        # a table's relpath is <table>.parquet or under <table>/ (no other table's
+        # name starts with checkpoints or scopes)
+        wanted = scoped.relpath.startswith("checkpoints") | scoped.relpath.startswith("scopes")
         with spark_errors(f"read the scopes of {self.root}"):
             found = (
-                self.pieces(("checkpoints", "scopes"))
+                scoped.where(wanted)
                 .groupBy("scope_id")
                 .applyInArrow(scopes_kernel(job), OUTPUTS_SCHEMA)
                 .collect()
@@ -191,7 +194,7 @@ class SparkEngine:
         bucketed = self.pieces(PARTITION_INPUTS, buckets).persist()
         held = [scoped, bucketed]
         try:
-            scopes = {} if job.command == "validate" else self._rc_scopes(job)
+            scopes = {} if job.command == "validate" else self._rc_scopes(job, scoped)
             with spark_errors(f"run the partition phase of {self.root}"):
                 first = (
                     bucketed.groupBy("scope_id", "bucket")
