@@ -25,7 +25,7 @@ import polars as pl
 import pyarrow as pa
 
 from reconcile.audit.phases import PARTITION_ONLY
-from reconcile.engine.analysis import PARTITION_INPUTS
+from reconcile.engine.registry import PARTITION_INPUTS
 from reconcile.spark.kernel import FAILED, SHOWN, Job
 from reconcile.spark.listing import local_sources
 from reconcile.spark.scatter import (

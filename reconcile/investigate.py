@@ -9,22 +9,13 @@ from __future__ import annotations
 import polars as pl
 
 from reconcile.engine.analysis import Analysis
-from reconcile.sql import load
-
-
-def _query(analysis: Analysis, name: str, **params: str) -> pl.DataFrame:
-    result = analysis.con.sql(load(name), params=params or None).to_arrow_table()
-    frame = pl.from_arrow(result)
-    assert isinstance(frame, pl.DataFrame)
-    return frame
 
 
 def event_trail(
     analysis: Analysis, scope_id: str, partition_id: str, event_id: str
 ) -> pl.DataFrame:
     """Every receipt of one event, with the page and fetch it came from."""
-    return _query(
-        analysis,
+    return analysis.query(
         "investigate/event_trail",
         scope_id=scope_id,
         partition_id=partition_id,
@@ -34,8 +25,8 @@ def event_trail(
 
 def partition_pages(analysis: Analysis, scope_id: str, partition_id: str) -> pl.DataFrame:
     """A partition's page fetches in order, with their tokens and receipts."""
-    return _query(
-        analysis, "investigate/partition_pages", scope_id=scope_id, partition_id=partition_id
+    return analysis.query(
+        "investigate/partition_pages", scope_id=scope_id, partition_id=partition_id
     )
 
 
@@ -119,8 +110,7 @@ def skipped_versus_replayed(findings: pl.DataFrame) -> pl.DataFrame:
 
 def membership(analysis: Analysis) -> pl.DataFrame:
     """Every membership change with the epoch where its proof stands (null: none)."""
-    analysis.frontiers()
-    return _query(analysis, "investigate/membership")
+    return analysis.query("investigate/membership", reads=("rc_changes", "rc_epochs"))
 
 
 def longest_hold(history: pl.DataFrame, as_of: object, basis: str = "claimed") -> dict[str, object]:

@@ -19,7 +19,8 @@ import pytest
 
 from reconcile import open_logset
 from reconcile.audit import AuditResult, AuditSettings, audit, phases
-from reconcile.engine.analysis import PARTITION_INPUTS, PARTITION_PHASE, Analysis
+from reconcile.engine import Analysis
+from reconcile.engine.registry import PARTITION_INPUTS, PARTITION_PHASE
 from reconcile.errors import ReconcileError
 from reconcile.simulate import SimOptions, simulate
 from reconcile.simulate.options import Evidence, Membership
@@ -49,27 +50,25 @@ def _bucket(source: Path, target: Path, keys: set[tuple[str, str]]) -> None:
         pq.write_table(table, target / file.name)
 
 
+def _scopes_and_keys(logset: Any) -> tuple[pa.Table, list[tuple[str, str]], str]:
+    """rc_scopes, the (scope, partition) keys, and T as text, of a whole log set."""
+    with Analysis(logset) as analysis:
+        scopes = analysis.arrow("rc_scopes")["rc_scopes"]
+        keys = sorted(analysis.read("rc_partitions").select("scope_id", "partition_id").rows())
+        return scopes, keys, analysis.as_of_text
+
+
 def _split(source: Path, work: Path, buckets: int) -> tuple[AuditResult, dict[str, Any]]:
     """The whole audit, and the partition phase computed bucket by bucket."""
     with open_logset(source) as logset:
         whole = audit(logset)
-        analysis = Analysis(logset)
-        analysis.run(
-            (("rc_scopes", "watermarks/scopes"), ("rc_partitions", "watermarks/partitions"))
-        )
-        scopes = analysis.con.sql("FROM rc_scopes").to_arrow_table()
-        keys = sorted(
-            analysis.con.sql("SELECT scope_id, partition_id FROM rc_partitions").fetchall()
-        )
-        as_of = analysis.as_of_text
+        scopes, keys, as_of = _scopes_and_keys(logset)
     parts: dict[str, list[pa.Table]] = {}
     for number in range(buckets):
         folder = work / f"bucket-{number}"
         _bucket(source, folder, set(keys[number::buckets]))
         with open_logset(folder, validate=False) as logset:
-            analysis = Analysis(logset, as_of)
-            analysis.preset({"rc_scopes": scopes})
-            for name, table in analysis.partition_phase().items():
+            for name, table in phases.partition_tables(logset, as_of, scopes).items():
                 parts.setdefault(name, []).append(table)
     return whole, {"rc_scopes": scopes, **parts}
 
@@ -157,14 +156,7 @@ def _phased(source: Path, work: Path, buckets: int) -> AuditResult:
     partition's phases on a bucket's rows alone, the scope's without the receipts."""
     settings = AuditSettings()
     with open_logset(source) as logset:
-        analysis = Analysis(logset)
-        analysis.run(
-            (("rc_scopes", "watermarks/scopes"), ("rc_partitions", "watermarks/partitions"))
-        )
-        keys = sorted(
-            analysis.con.sql("SELECT scope_id, partition_id FROM rc_partitions").fetchall()
-        )
-        as_of = analysis.as_of_text
+        _, keys, as_of = _scopes_and_keys(logset)
         scopes = phases.scopes(logset, as_of)
     groups = [set(keys[number::buckets]) for number in range(buckets)]
 
@@ -255,7 +247,7 @@ def test_a_partition_left_out_of_the_exact_points_is_an_error(tmp_path: Path) ->
         short = {**exact, phases.EXACT_PARTITIONS: exact[phases.EXACT_PARTITIONS].slice(1)}
         with pytest.raises(ReconcileError, match="of 1 partition"):
             phases.scope_audit(logset, None, AuditSettings(), {**first, **short})
-        with pytest.raises(ReconcileError, match="needs rc_exact"):
+        with pytest.raises(ReconcileError, match="reads receipts, which this phase must never read"):
             phases.scope_audit(logset, None, AuditSettings(), first)
 
 

@@ -29,12 +29,7 @@ from reconcile import open_logset
 from reconcile.audit import AuditResult, audit
 from reconcile.audit.phases import EXACT, EXACT_PARTITIONS, PARTITION_ONLY
 from reconcile.cli import main
-from reconcile.engine.analysis import (
-    HISTORY_STEPS,
-    PARTITION_INPUTS,
-    SLICE_RESULTS,
-    WATERMARK_STEPS,
-)
+from reconcile.engine.registry import PARTITION_INPUTS, PARTITION_PHASE, REGISTRY
 from reconcile.errors import InvalidLogSet, UsageError
 from reconcile.simulate import FAULTS, SimOptions, simulate
 from reconcile.simulate.options import (
@@ -131,7 +126,12 @@ def test_bundled_log_sets_audit_the_same(spark: SparkSession, name: str) -> None
     # the scopes' tasks took the partition phase from the buckets' tasks
     ran = {query for query, _ in mine.timings}
     assert "frontier/frontiers" in ran
-    partition_phase = {q for t, q in (*WATERMARK_STEPS, *SLICE_RESULTS, *HISTORY_STEPS)}
+    partition_phase = {
+        step.query
+        for table in PARTITION_PHASE
+        for producer in REGISTRY.producers_of(table)
+        for step in getattr(producer, "steps", (producer,))
+    }
     assert ran & partition_phase == {"watermarks/scopes"}  # rc_scopes: per scope
     # and no query of theirs read receipts: the buckets' tasks evaluated the points,
     # ran the partition rules and drew the timelines

@@ -65,38 +65,41 @@ def audit(
     step: Step | None = None,
     preset: Mapping[str, pa.Table] | None = None,
     timelines: bool = True,
+    phase: str | None = None,
 ) -> AuditResult:
     """Run every computation and rule on a log set as of T (default: its end);
-    ``preset`` working tables are taken as given (:meth:`Analysis.preset`); without
-    ``timelines``, the result's timelines are empty (drawn elsewhere: see
+    ``preset`` working tables are taken as given (:meth:`Analysis.preset`), for the
+    ``phase`` of the pipeline named (which checks what is given and what is read);
+    without ``timelines``, the result's timelines are empty (drawn elsewhere: see
     :mod:`reconcile.audit.phases`)."""
-    settings = settings or AuditSettings()
     note = step or (lambda _: None)
-    analysis = Analysis(logset, as_of)
-    if preset:
-        analysis.preset(preset)
-    note("watermarks")
-    marks = analysis.watermarks()
-    note("frontiers")
-    fronts = analysis.frontiers()
-    note("frontier history")
-    history = analysis.frontier_history()
-    note("findings")
-    found = findings(analysis, settings)
-    drawn = pl.DataFrame()
-    if timelines:
-        note("timelines")
-        drawn = analysis.history(shown_partitions(history, found))
-    return AuditResult(
-        as_of=analysis.as_of,
-        watermarks=marks,
-        frontiers=fronts,
-        frontier_history=history,
-        findings=found,
-        timelines=drawn,
-        inputs=_inputs(logset),
-        timings=analysis.timings,
-    )
+    with Analysis(logset, as_of, settings) as analysis:
+        if preset:
+            analysis.preset(preset)
+        if phase is not None:
+            analysis.phase(phase)
+        note("watermarks")
+        marks = analysis.watermarks()
+        note("frontiers")
+        fronts = analysis.frontiers()
+        note("frontier history")
+        history = analysis.frontier_history()
+        note("findings")
+        found = findings(analysis)
+        drawn = pl.DataFrame()
+        if timelines:
+            note("timelines")
+            drawn = analysis.history(shown_partitions(history, found))
+        return AuditResult(
+            as_of=analysis.as_of,
+            watermarks=marks,
+            frontiers=fronts,
+            frontier_history=history,
+            findings=found,
+            timelines=drawn,
+            inputs=_inputs(logset),
+            timings=list(analysis.timings),
+        )
 
 
 def _most_frequent(rows: pl.DataFrame, each: int) -> pl.DataFrame:

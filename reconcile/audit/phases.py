@@ -1,8 +1,10 @@
 """The audit in phases, for an engine that spreads it over the partitions (the Spark
-engine). Each phase runs on a log set restricted to some rows; the partitions'
-phases see every row of their partitions (checkpoints, receipts, pages, snapshot,
-snapshot_bounds, members), the scope's phases every row of the scope but the
-receipts, snapshot and snapshot_bounds, which only the partitions' phases read:
+engine). Each phase runs on a log set restricted to some rows, and is a named slice
+of the engine's pipeline (:data:`reconcile.engine.registry.PHASES`): what it is
+given, what it produces, what it must never read. The partitions' phases see every
+row of their partitions (checkpoints, receipts, pages, snapshot, snapshot_bounds,
+members), the scope's phases every row of the scope but the receipts, snapshot and
+snapshot_bounds (:data:`PARTITION_ONLY`), which only the partitions' phases read:
 
 1. :func:`partition_tables`, per bucket of partitions: the partition phase
    (``PARTITION_PHASE``) and the partition rules' findings;
@@ -18,7 +20,7 @@ receipts, snapshot and snapshot_bounds, which only the partitions' phases read:
 
 Put together, they are the audit of the whole log set (``tests/test_phases.py``).
 Each phase takes the scope's ``rc_scopes`` as computed on all its checkpoints and
-scopes rows (:data:`SCOPES_STEP`), since a bucket sees only some of them.
+scopes rows (:func:`scopes`), since a bucket sees only some of them.
 """
 
 from __future__ import annotations
@@ -30,33 +32,47 @@ import polars as pl
 import pyarrow as pa
 
 from reconcile.audit import AuditResult, audit, shown_partitions
-from reconcile.audit.findings import PARTITION_FINDINGS, AuditSettings, partition_findings
-from reconcile.engine import frontier
-from reconcile.engine.analysis import WATERMARK_STEPS, Analysis
-from reconcile.engine.frontier import EXACT, EXACT_PARTITIONS, PROVEN_CONTEXT
-from reconcile.errors import ReconcileError
+from reconcile.audit.findings import PARTITION_FINDINGS, AuditSettings
+from reconcile.engine.analysis import Analysis, frame
+from reconcile.engine.registry import (
+    EXACT_TABLES,
+    PARTITION_ONLY,
+    PARTITION_PHASE,
+    PROVEN_CONTEXT,
+    REGISTRY,
+)
 from reconcile.logset.load import LogSet
 
-# The tables only the partitions' phases read (and validate).
-PARTITION_ONLY: tuple[str, ...] = ("receipts", "snapshot", "snapshot_bounds")
-
-# rc_scopes: the step that a scope's partitions share.
-SCOPES_STEP = WATERMARK_STEPS[:1]
-
 AsOf = datetime | str | None
+EXACT, EXACT_PARTITIONS = EXACT_TABLES
+
+
+def _accepted(phase: str, preset: Mapping[str, pa.Table]) -> dict[str, pa.Table]:
+    """The tables of ``preset`` the phase takes (its given and may-give tables)."""
+    declared = REGISTRY.phase(phase)
+    wanted = set(declared.given) | set(declared.may_give)
+    return {name: table for name, table in preset.items() if name in wanted}
+
+
+def _run(
+    logset: LogSet,
+    as_of: AsOf,
+    phase: str,
+    preset: Mapping[str, pa.Table],
+    settings: AuditSettings | None = None,
+) -> dict[str, pa.Table]:
+    with Analysis(logset, as_of, settings) as analysis:
+        analysis.preset(_accepted(phase, preset))
+        return analysis.phase(phase)
+
+
+def _scopes_preset(rc_scopes: pa.Table | None) -> dict[str, pa.Table]:
+    return {} if rc_scopes is None else {"rc_scopes": rc_scopes}
 
 
 def scopes(logset: LogSet, as_of: AsOf) -> pa.Table:
     """rc_scopes of the log set's scopes (from their checkpoints and scopes rows)."""
-    analysis = Analysis(logset, as_of)
-    analysis.run(SCOPES_STEP)
-    return analysis.con.sql("FROM rc_scopes").to_arrow_table()
-
-
-def _analysis(logset: LogSet, as_of: AsOf, preset: Mapping[str, pa.Table]) -> Analysis:
-    analysis = Analysis(logset, as_of)
-    analysis.preset(preset)
-    return analysis
+    return _run(logset, as_of, "scopes", {})["rc_scopes"]
 
 
 def partition_tables(
@@ -69,27 +85,24 @@ def partition_tables(
     ``settings``, the partition rules' findings (PARTITION_FINDINGS). ``rc_scopes``:
     None where the scope has neither checkpoints nor scopes rows (its defaults are
     then the same in every bucket)."""
-    analysis = _analysis(logset, as_of, {} if rc_scopes is None else {"rc_scopes": rc_scopes})
-    tables = analysis.partition_phase()
-    if settings is not None:
-        tables[PARTITION_FINDINGS] = partition_findings(analysis, settings).to_arrow()
-    return tables
+    phase = "partition" if settings is None else "partition_audit"
+    return _run(logset, as_of, phase, _scopes_preset(rc_scopes), settings)
 
 
 def proven_context(
     logset: LogSet, as_of: AsOf, preset: Mapping[str, pa.Table]
 ) -> dict[str, pa.Table]:
     """Phase 2: the scopes' PROVEN_CONTEXT, given the partition phase."""
-    return frontier.proven_context(_analysis(logset, as_of, preset))
+    return _run(logset, as_of, "proven_context", preset)
 
 
 def exact_points(
     logset: LogSet, as_of: AsOf, preset: Mapping[str, pa.Table]
 ) -> dict[str, pa.Table]:
     """Phase 3: EXACT and EXACT_PARTITIONS of the log set's partitions, given
-    rc_scopes, their scopes' PROVEN_CONTEXT and, where it was kept from phase 1,
-    the partition phase (else it is computed again, for these partitions)."""
-    return frontier.exact_points(_analysis(logset, as_of, preset))
+    rc_scopes, their scopes' PROVEN_CONTEXT and, where it was kept from phase 1, the
+    partition phase (else it is computed again, for these partitions)."""
+    return _run(logset, as_of, "exact", preset)
 
 
 def scope_audit(
@@ -99,13 +112,15 @@ def scope_audit(
     preset: Mapping[str, pa.Table],
 ) -> tuple[AuditResult, pl.DataFrame]:
     """Phase 4: the audit without timelines, given the partition phase, the partition
-    findings and the exact points (EXACT, EXACT_PARTITIONS; absent only where the
-    log set has no partition); and the partitions to draw. The receipts are not
-    read here: a partition whose points were not evaluated is an error."""
-    partitions = preset.get("rc_partitions")
-    if EXACT not in preset and partitions is not None and partitions.num_rows:
-        raise ReconcileError(f"the scope's phase needs {EXACT} given (phase 3)")
-    result = audit(logset, as_of, settings, preset=preset, timelines=False)
+    findings and the exact points (EXACT; where the log set has no partition, none
+    are needed); and the partitions to draw. The receipts are never read here."""
+    given = _accepted("scope", preset)
+    partitions = given.get("rc_partitions")
+    if EXACT not in given and partitions is not None and not partitions.num_rows:
+        # no partition: no point to evaluate
+        with Analysis(logset, as_of, settings) as analysis:
+            given.update({name: analysis.empty(name) for name in EXACT_TABLES})
+    result = audit(logset, as_of, settings, preset=given, timelines=False, phase="scope")
     return result, shown_partitions(result.frontier_history, result.findings)
 
 
@@ -113,8 +128,10 @@ def timelines(
     logset: LogSet, as_of: AsOf, rc_scopes: pa.Table | None, partitions: pl.DataFrame
 ) -> pl.DataFrame:
     """Phase 5: the timelines of ``partitions`` (scope_id, partition_id)."""
-    analysis = _analysis(logset, as_of, {} if rc_scopes is None else {"rc_scopes": rc_scopes})
-    return analysis.history(partitions)
+    with Analysis(logset, as_of) as analysis:
+        analysis.preset(_scopes_preset(rc_scopes))
+        analysis.put("rc_selected", partitions)
+        return frame(analysis.phase("timelines")["rc_timelines"])
 
 
 __all__ = [
@@ -122,6 +139,7 @@ __all__ = [
     "EXACT_PARTITIONS",
     "PARTITION_FINDINGS",
     "PARTITION_ONLY",
+    "PARTITION_PHASE",
     "PROVEN_CONTEXT",
     "exact_points",
     "partition_tables",

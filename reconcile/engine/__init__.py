@@ -1,10 +1,13 @@
-"""The engine: CONTRACT.md §4 computed in DuckDB over a log set's views.
+"""The engine: CONTRACT.md §4 and §5 computed in DuckDB over a log set's views.
 
-An :class:`~reconcile.engine.analysis.Analysis` evaluates a log set as of a time T:
-it runs the named queries of ``reconcile/sql`` in a fixed order, each building one
-working table (``rc_*``) in the log set's connection, and reads results from them.
+The pipeline is declared (:mod:`reconcile.engine.declare`, :mod:`~.steps`,
+:mod:`~.registry`): every step names its query and the tables it reads and
+produces. An :class:`~reconcile.engine.analysis.Analysis` evaluates a log set as of
+a time T in a namespace of its own: the planner (:mod:`~.plan`) orders what a result
+needs, the namespace (:mod:`~.namespace`) runs it.
 """
 
 from reconcile.engine.analysis import Analysis, watermarks
+from reconcile.engine.settings import AuditSettings
 
-__all__ = ["Analysis", "watermarks"]
+__all__ = ["Analysis", "AuditSettings", "watermarks"]

@@ -252,9 +252,9 @@ def evaluate(laid: ScopeFiles, job: Job) -> dict[str, bytes]:
         preset = laid.preset()
         with open_logset(laid.root, config=config, validate=False) as logset:
             if job.command in ("watermarks", "frontiers"):
-                analysis = Analysis(logset, as_of)
-                analysis.preset(preset)
-                frame = getattr(analysis, job.command)()
+                with Analysis(logset, as_of) as analysis:
+                    analysis.preset(preset)
+                    frame = getattr(analysis, job.command)()
                 out[job.command] = frame_blob(frame)
             else:
                 settings = AuditSettings(stall_minutes=job.stall_minutes)

@@ -16,7 +16,7 @@ import polars as pl
 from reconcile.audit import AuditResult
 from reconcile.audit.findings import sort_findings
 from reconcile.audit.phases import PARTITION_ONLY
-from reconcile.engine.analysis import PARTITION_INPUTS
+from reconcile.engine.registry import PARTITION_INPUTS
 from reconcile.errors import InvalidLogSet, ReconcileError, UsageError
 from reconcile.mapping import LogMapping, resolve_mapping
 from reconcile.mapping.check import uncovered_values

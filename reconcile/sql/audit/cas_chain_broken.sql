@@ -2,7 +2,7 @@
 -- partition's previous won write (0 before the first): a lost update, or two winners.
 SELECT
     'cas_chain_broken' AS rule, 'critical' AS severity,
-    scope_id, partition_id, NULL::BIGINT AS epoch, written_at AS at, NULL AS event_id,
+    scope_id, partition_id, NULL::BIGINT AS epoch, written_at AS at, NULL::VARCHAR AS event_id,
     attempt_id, generation, page_id,
     'won with expected generation ' || CAST(expected_generation AS VARCHAR)
         || ' but the previous won write installed ' || CAST(coalesce(previous_generation, 0) AS VARCHAR)

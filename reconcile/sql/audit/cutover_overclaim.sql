@@ -35,8 +35,8 @@ judged AS (
 )
 SELECT
     'cutover_overclaim' AS rule, 'error' AS severity,
-    scope_id, NULL AS partition_id, epoch, effective_at AS at, NULL AS event_id,
-    NULL AS attempt_id, NULL::BIGINT AS generation, NULL AS page_id,
+    scope_id, NULL::VARCHAR AS partition_id, epoch, effective_at AS at, NULL::VARCHAR AS event_id,
+    NULL::VARCHAR AS attempt_id, NULL::BIGINT AS generation, NULL::VARCHAR AS page_id,
     'epoch ' || CAST(epoch AS VARCHAR) || ' cuts over at ' || CAST(cutover_through AS VARCHAR)
         || ': ' || why AS message,
     to_json({'cutover_through': cutover_through, 'cutover_inclusive': cutover_inclusive,

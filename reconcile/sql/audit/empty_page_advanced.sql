@@ -3,7 +3,7 @@
 -- at written_at (or without one).
 SELECT
     'empty_page_advanced' AS rule, 'error' AS severity,
-    w.scope_id, w.partition_id, NULL::BIGINT AS epoch, w.written_at AS at, NULL AS event_id,
+    w.scope_id, w.partition_id, NULL::BIGINT AS epoch, w.written_at AS at, NULL::VARCHAR AS event_id,
     w.attempt_id, w.generation, w.page_id,
     'closing empty page ' || w.page_id || ' raised the claim to ' || CAST(w.watermark AS VARCHAR)
         || ' without the provider''s finality' AS message,

@@ -21,7 +21,7 @@ covered AS (
 SELECT
     'late_insert' AS rule, 'critical' AS severity,
     scope_id, partition_id, NULL::BIGINT AS epoch, visible_at AS at, event_id,
-    first_cover.attempt_id AS attempt_id, first_cover.generation AS generation, NULL AS page_id,
+    first_cover.attempt_id AS attempt_id, first_cover.generation AS generation, NULL::VARCHAR AS page_id,
     'event ' || event_id || ' at ' || CAST(position AS VARCHAR)
         || ' appeared after a claim through ' || CAST(first_cover.through AS VARCHAR)
         || ' covered it' AS message,

@@ -2,7 +2,7 @@
 -- a page fetched by the same attempt at or before written_at.
 SELECT
     'mixed_checkpoint' AS rule, 'error' AS severity,
-    w.scope_id, w.partition_id, NULL::BIGINT AS epoch, w.written_at AS at, NULL AS event_id,
+    w.scope_id, w.partition_id, NULL::BIGINT AS epoch, w.written_at AS at, NULL::VARCHAR AS event_id,
     w.attempt_id, w.generation, w.page_id,
     'resume token ' || w.resume_token || ' was not handed to attempt ' || w.attempt_id AS message,
     to_json({'resume_token': w.resume_token}) AS evidence

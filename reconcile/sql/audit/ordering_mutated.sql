@@ -2,7 +2,7 @@
 SELECT
     'ordering_mutated' AS rule, 'critical' AS severity,
     p.scope_id, p.partition_id, NULL::BIGINT AS epoch, rc_as_of() AS at, k.event_id,
-    NULL AS attempt_id, NULL::BIGINT AS generation, NULL AS page_id,
+    NULL::VARCHAR AS attempt_id, NULL::BIGINT AS generation, NULL::VARCHAR AS page_id,
     'event ' || k.event_id || ' was seen at ' || CAST(k.sort_pos AS VARCHAR) || ' and at '
         || CAST(list_max([s.position FOR s IN m.sightings]) AS VARCHAR) AS message,
     to_json({'positions': [s.position FOR s IN m.sightings],

@@ -52,7 +52,7 @@ caused AS (
 )
 SELECT
     'overclaim' AS rule, 'error' AS severity,
-    scope_id, partition_id, NULL::BIGINT AS epoch, written_at AS at, NULL AS event_id,
+    scope_id, partition_id, NULL::BIGINT AS epoch, written_at AS at, NULL::VARCHAR AS event_id,
     attempt_id, generation, page_id,
     'claim through ' || CAST(watermark AS VARCHAR) || ' is above what the evidence allows ('
         || coalesce(CAST(refutation.v AS VARCHAR), '?') || CASE WHEN refutation.i = 1 THEN ' inclusive'

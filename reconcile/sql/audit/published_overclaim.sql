@@ -44,8 +44,8 @@ judged AS (
 )
 SELECT
     'published_overclaim' AS rule, 'critical' AS severity,
-    scope_id, NULL AS partition_id, any_value(epoch) AS epoch, published_at AS at,
-    NULL AS event_id, NULL AS attempt_id, NULL::BIGINT AS generation, NULL AS page_id,
+    scope_id, NULL::VARCHAR AS partition_id, any_value(epoch) AS epoch, published_at AS at,
+    NULL::VARCHAR AS event_id, NULL::VARCHAR AS attempt_id, NULL::BIGINT AS generation, NULL::VARCHAR AS page_id,
     'published ' || coalesce(CAST(any_value(frontier) AS VARCHAR), '+inf') || ': '
         || any_value(why) AS message,
     to_json({'published_frontier': any_value(frontier),

@@ -24,8 +24,8 @@ compared AS (
 )
 SELECT
     'published_regressed' AS rule, 'error' AS severity,
-    scope_id, NULL AS partition_id, any_value(epoch) AS epoch, published_at AS at,
-    NULL AS event_id, NULL AS attempt_id, NULL::BIGINT AS generation, NULL AS page_id,
+    scope_id, NULL::VARCHAR AS partition_id, any_value(epoch) AS epoch, published_at AS at,
+    NULL::VARCHAR AS event_id, NULL::VARCHAR AS attempt_id, NULL::BIGINT AS generation, NULL::VARCHAR AS page_id,
     'published ' || coalesce(CAST(min(frontier) AS VARCHAR), '+inf')
         || ' after having published ' || CASE WHEN bool_or(earlier_infinite) THEN '+inf'
         ELSE CAST(max(earlier_highest).v AS VARCHAR) END AS message,

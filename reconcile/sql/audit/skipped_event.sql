@@ -3,7 +3,7 @@
 SELECT
     'skipped_event' AS rule, 'critical' AS severity,
     c.scope_id, c.partition_id, NULL::BIGINT AS epoch, rc_as_of() AS at, k.event_id,
-    NULL AS attempt_id, c.latest.generation AS generation, NULL AS page_id,
+    NULL::VARCHAR AS attempt_id, c.latest.generation AS generation, NULL::VARCHAR AS page_id,
     'event ' || k.event_id || ' at ' || CAST(k.sort_pos AS VARCHAR)
         || ' has no durable outcome but lies under the claim through '
         || CAST(c.latest.watermark AS VARCHAR) AS message,

@@ -37,8 +37,8 @@ longest AS (
 )
 SELECT
     'stalled_partition' AS rule, 'info' AS severity,
-    scope_id, partition_id, NULL::BIGINT AS epoch, stay.since AS at, NULL AS event_id,
-    NULL AS attempt_id, NULL::BIGINT AS generation, NULL AS page_id,
+    scope_id, partition_id, NULL::BIGINT AS epoch, stay.since AS at, NULL::VARCHAR AS event_id,
+    NULL::VARCHAR AS attempt_id, NULL::BIGINT AS generation, NULL::VARCHAR AS page_id,
     partition_id || ' held the claimed frontier at ' || CAST(stay.claim.v AS VARCHAR)
         || ' for ' || CAST(round((epoch_ns(stay.until) - epoch_ns(stay.since)) / 6e10, 1) AS VARCHAR)
         || ' minutes' AS message,

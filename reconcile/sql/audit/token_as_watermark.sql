@@ -2,7 +2,7 @@
 -- next token read as a coordinate.
 SELECT
     'token_as_watermark' AS rule, 'error' AS severity,
-    scope_id, partition_id, NULL::BIGINT AS epoch, written_at AS at, NULL AS event_id,
+    scope_id, partition_id, NULL::BIGINT AS epoch, written_at AS at, NULL::VARCHAR AS event_id,
     attempt_id, generation, page_id,
     'watermark ' || CAST(watermark AS VARCHAR) || ' is the page token ' || token AS message,
     to_json({'watermark': watermark, 'token': token, 'resume_token': resume_token,

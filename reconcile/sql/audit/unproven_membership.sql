@@ -2,8 +2,8 @@
 -- counting only epochs with effective_at <= T.
 SELECT
     'unproven_membership' AS rule, 'error' AS severity,
-    c.scope_id, c.partition_id, c.epoch, e.effective_at AS at, NULL AS event_id,
-    NULL AS attempt_id, NULL::BIGINT AS generation, NULL AS page_id,
+    c.scope_id, c.partition_id, c.epoch, e.effective_at AS at, NULL::VARCHAR AS event_id,
+    NULL::VARCHAR AS attempt_id, NULL::BIGINT AS generation, NULL::VARCHAR AS page_id,
     c.partition_id || CASE c.change WHEN 'join' THEN ' joined' ELSE ' left' END
         || ' at epoch ' || CAST(c.epoch AS VARCHAR) || ' without a '
         || CASE c.change WHEN 'join' THEN 'coverage proof' ELSE 'seal' END

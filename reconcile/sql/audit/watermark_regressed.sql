@@ -1,7 +1,7 @@
 -- watermark_regressed: a won write's claim is below the latest earlier won claim.
 SELECT
     'watermark_regressed' AS rule, 'error' AS severity,
-    scope_id, partition_id, NULL::BIGINT AS epoch, written_at AS at, NULL AS event_id,
+    scope_id, partition_id, NULL::BIGINT AS epoch, written_at AS at, NULL::VARCHAR AS event_id,
     attempt_id, generation, page_id,
     'claim through ' || CAST(watermark AS VARCHAR) || ' is below the earlier claim through '
         || CAST(previous_claim.v AS VARCHAR) AS message,

@@ -1,6 +1,7 @@
 -- The instants at which a selected partition's certificates can change (every
 -- boundary of every step of §4's pieces, up to T): evaluating the exact evaluator
--- there and between gives the whole step function.
+-- there and between gives the whole step function. As points of the evaluator
+-- (point_id: any numbering).
 WITH instants AS (
     SELECT scope_id, partition_id, from_t AS t FROM rc_claim_steps
     UNION SELECT scope_id, partition_id, from_t FROM rc_provider_steps
@@ -18,8 +19,8 @@ WITH instants AS (
               ON s.scope_id = r.scope_id AND s.partition_id = r.partition_id
     UNION SELECT scope_id, partition_id, rc_dawn() FROM rc_selected
 )
-SELECT i.scope_id, i.partition_id, greatest(i.t, rc_dawn()) AS t
+SELECT row_number() OVER () - 1 AS point_id, i.scope_id, i.partition_id,
+       greatest(i.t, rc_dawn()) AS t
 FROM instants AS i
 SEMI JOIN rc_selected AS s ON s.scope_id = i.scope_id AND s.partition_id = i.partition_id
 WHERE i.t <= rc_as_of()
-ORDER BY i.scope_id, i.partition_id, t

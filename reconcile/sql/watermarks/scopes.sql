@@ -1,12 +1,11 @@
 -- Every scope of the log set (judged on the whole log set, §3): its domain and
 -- ordering, declared in `scopes` or defaulted (discrete for int64 coordinates,
 -- dense for timestamps; the one ordering its checkpoints name, else 'default').
+-- The scopes of the rows only partitions' phases read are rc_partition_scopes.
 WITH found AS (
     SELECT DISTINCT scope_id FROM checkpoints
-    UNION SELECT DISTINCT scope_id FROM receipts
+    UNION SELECT scope_id FROM rc_partition_scopes
     UNION SELECT DISTINCT scope_id FROM pages
-    UNION SELECT DISTINCT scope_id FROM snapshot
-    UNION SELECT DISTINCT scope_id FROM snapshot_bounds
     UNION SELECT DISTINCT scope_id FROM epochs
     UNION SELECT DISTINCT scope_id FROM members
     UNION SELECT DISTINCT scope_id FROM published

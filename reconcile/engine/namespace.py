@@ -1,0 +1,269 @@
+"""An analysis' own namespace: a DuckDB connection of its own, where its steps run.
+
+Each :class:`~reconcile.engine.analysis.Analysis` gets a cursor of the log set's
+database: it sees the log set's views (the contract's tables, in the database's
+``main`` schema) and keeps its working tables, its macros and its time T in its own
+temporary catalog, which no other analysis and not the user's connection sees.
+Closing it (or collecting it) drops them all.
+
+This module runs the declarations of :mod:`reconcile.engine.declare`: a step's query
+into its table, a union, a guard. Every query it runs is named (for the timings, and
+for the error that names the step and query that failed).
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from reconcile.db import quote_identifier
+from reconcile.engine.declare import Guard, Step, Table, Union
+from reconcile.engine.encodings import resolve
+from reconcile.errors import ReconcileError, UsageError
+from reconcile.sql import load, parameters
+from reconcile_schemas import CoordinateType
+
+
+def _as_text(value: Any) -> str:
+    """A timestamp as text DuckDB parses back without losing nanoseconds."""
+    if isinstance(value, datetime):
+        if value.tzinfo is not None:
+            return value.isoformat()
+        return value.isoformat(sep=" ")
+    return str(value)
+
+
+def bound(sql: str, bind: tuple[tuple[str, str], ...]) -> str:
+    """``sql`` reading each ``(name, table)`` of ``bind`` as ``table`` under ``name``:
+    a common table expression per name, inlined (NOT MATERIALIZED), so the plan is
+    the one the query gets on the table itself. Names are the engine's own."""
+    if not bind:
+        return sql
+    aliases = ", ".join(
+        f"{quote_identifier(name)} AS NOT MATERIALIZED (FROM {quote_identifier(table)})"
+        for name, table in bind
+    )
+    return f"WITH {aliases}\nFROM (\n{sql}\n)"
+
+
+class Namespace:
+    """A cursor of the log set's database with the engine's macros and T installed."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, coordinate: CoordinateType) -> None:
+        self.coordinate = coordinate
+        self.con = con.cursor()
+        self._close = weakref.finalize(self, self.con.close)
+        # (query, seconds) for every named query run, in order: where the time goes.
+        self.timings: list[tuple[str, float]] = []
+        flavour = "int64" if coordinate is CoordinateType.INT64 else "timestamp"
+        self.con.execute(load(f"macros_{flavour}"))
+        self.con.execute(load("macros"))
+
+    def close(self) -> None:
+        self._close()
+
+    # -- T ---------------------------------------------------------------------
+
+    def set_as_of(self, as_of: datetime | str | None, logset_name: str) -> tuple[str, datetime]:
+        """Install T (default: the end of the log set) as the macro ``rc_as_of()``;
+        T as the text it was given in, and as a naive UTC datetime."""
+        if as_of is None:
+            rows = self.con.execute(
+                f"SELECT CAST(end_of_log AS VARCHAR) FROM ({load('end_of_log')})"
+            ).fetchall()
+            end = rows[0] if rows else None
+            if end is None or end[0] is None:
+                raise UsageError(f"log set {logset_name} has no timestamped rows")
+            text = f"{end[0]}+00"
+        else:
+            text = _as_text(as_of)
+        try:
+            rows = self.con.execute(
+                "SELECT CAST(CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS) AS VARCHAR),"
+                " CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS)",
+                {"t": text},
+            ).fetchall()
+        except duckdb.Error as error:
+            raise UsageError(f"--as-of {text!r} is not a timestamp: {error}") from None
+        literal, value = str(rows[0][0]), rows[0][1]
+        # T as a constant, not a subquery: scans can then filter on it (and skip row
+        # groups). The text is DuckDB's own rendering of a TIMESTAMP_NS, no quote in it.
+        if "'" in literal:
+            raise AssertionError(f"unexpected rendering of T: {literal!r}")
+        self.con.execute(f"CREATE OR REPLACE TEMP MACRO rc_as_of() AS TIMESTAMP_NS '{literal}'")
+        return text, value
+
+    # -- running ---------------------------------------------------------------
+
+    @contextmanager
+    def timed(self, name: str) -> Iterator[None]:
+        """Record how long the enclosed work takes under ``name`` in ``timings``."""
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings.append((name, time.perf_counter() - started))
+
+    def execute(
+        self, step: str, query: str, sql: str, params: Mapping[str, Any] | None = None
+    ) -> duckdb.DuckDBPyConnection:
+        """Run ``sql`` (the named ``query``, for step ``step``), timed."""
+        with self.timed(query):
+            try:
+                return self.con.execute(sql, dict(params) if params else None)
+            except duckdb.Error as error:
+                raise engine_failure(error, step=step, query=query) from error
+
+    def column_list(self, table: Table) -> str:
+        return ", ".join(
+            f"{quote_identifier(c.name)} {resolve(c.type, self.coordinate)}" for c in table.columns
+        )
+
+    def create(
+        self,
+        step: Step,
+        values: Mapping[str, Any],
+        *,
+        append: bool = False,
+    ) -> None:
+        """Run ``step``'s query into its table (or view), or append to the table."""
+        sql = bound(load(step.query), step.bind)
+        wanted = parameters(sql)
+        given = {**values, **dict(step.fixed)}
+        missing = wanted - given.keys()
+        if missing:
+            raise KeyError(f"{step.name}: no value for query parameters {sorted(missing)}")
+        params = {k: v for k, v in given.items() if k in wanted}
+        name = quote_identifier(step.name)
+        if append:
+            into = f"INSERT INTO {name}"
+        elif step.view:
+            self.drop(step.name)
+            into = f"CREATE TEMP VIEW {name} AS"
+        else:
+            into = f"CREATE OR REPLACE TEMP TABLE {name} AS"
+        self.execute(step.name, step.query, f"{into}\n{sql}", params)
+
+    def create_empty(self, table: Table) -> None:
+        """``table`` with its declared columns and no row (a step that does not apply)."""
+        self.drop(table.name)
+        self.execute(
+            table.name,
+            "(empty)",
+            f"CREATE TEMP TABLE {quote_identifier(table.name)} ({self.column_list(table)})",
+        )
+
+    def empty(self, table: Table) -> pa.Table:
+        """``table``'s declared columns as an Arrow table without rows."""
+        select = ", ".join(
+            f"CAST(NULL AS {resolve(c.type, self.coordinate)}) AS {quote_identifier(c.name)}"
+            for c in table.columns
+        )
+        return self.con.sql(f"SELECT {select} WHERE false").to_arrow_table()
+
+    def union(self, union: Union) -> None:
+        """``union``'s table: its parts' rows, each column cast to the declared type."""
+        select = ", ".join(
+            f"CAST({quote_identifier(c.name)} AS {resolve(c.type, self.coordinate)})"
+            f" AS {quote_identifier(c.name)}"
+            for c in union.produces.columns
+        )
+        parts = "\nUNION ALL\n".join(
+            f"SELECT {select} FROM {quote_identifier(p)}" for p in union.parts
+        )
+        self.execute(
+            union.name,
+            "(union)",
+            f"CREATE OR REPLACE TEMP TABLE {quote_identifier(union.name)} AS\n{parts}",
+        )
+
+    def check(self, guard: Guard) -> None:
+        """Raise the guard's error when its query counts a violation."""
+        rows = self.execute(guard.name, guard.query, load(guard.query)).fetchall()
+        count = int(rows[0][0] or 0)
+        if count:
+            raise engine_fault(guard.message.format(count=count), step=guard.name)
+
+    def scalars(self, step: str, query: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The one row of a named query, by column."""
+        sql = load(query)
+        params = {k: v for k, v in values.items() if k in parameters(sql)}
+        cursor = self.execute(step, query, sql, params)
+        names = [d[0] for d in cursor.description or ()]
+        row = cursor.fetchone()
+        return dict(zip(names, row or (None,) * len(names), strict=True))
+
+    def put(self, name: str, data: pa.Table) -> None:
+        """A working table with ``data``'s rows (a table given, or an input)."""
+        view = f"rc_given_{name}"
+        self.con.register(view, data)
+        try:
+            self.con.execute(
+                f"CREATE OR REPLACE TEMP TABLE {quote_identifier(name)} AS"
+                f" FROM {quote_identifier(view)}"
+            )
+        finally:
+            self.con.unregister(view)
+
+    def put_cast(self, table: Table, data: pa.Table) -> None:
+        """``table`` with ``data``'s rows, each column cast to its declared type."""
+        view = f"rc_given_{table.name}"
+        select = ", ".join(
+            f"CAST({quote_identifier(c.name)} AS {resolve(c.type, self.coordinate)})"
+            f" AS {quote_identifier(c.name)}"
+            for c in table.columns
+        )
+        self.con.register(view, data)
+        try:
+            self.con.execute(
+                f"CREATE OR REPLACE TEMP TABLE {quote_identifier(table.name)} AS"
+                f" SELECT {select} FROM {quote_identifier(view)}"
+            )
+        finally:
+            self.con.unregister(view)
+
+    def drop(self, name: str) -> None:
+        """Drop a working table or view, whichever ``name`` is."""
+        kinds = self.con.execute(
+            "SELECT 'VIEW' FROM duckdb_views() WHERE temporary AND view_name = $name"
+            " UNION ALL"
+            " SELECT 'TABLE' FROM duckdb_tables() WHERE temporary AND table_name = $name",
+            {"name": name},
+        ).fetchall()
+        for (kind,) in kinds:
+            self.con.execute(f"DROP {kind} {quote_identifier(name)}")
+
+    def arrow(self, name: str, order: str = "") -> pa.Table:
+        """A working table's rows (in ``order``, an ORDER BY list of its columns)."""
+        sql = f"FROM {quote_identifier(name)}" + (f" ORDER BY {order}" if order else "")
+        with self.timed(f"(read {name})"):
+            try:
+                return self.con.sql(sql).to_arrow_table()
+            except duckdb.Error as error:
+                raise engine_failure(error, step=name, query="(read)") from error
+
+    def query_arrow(self, query: str, params: Mapping[str, Any]) -> pa.Table:
+        """A named read-only query's result (investigations)."""
+        sql = load(query)
+        with self.timed(query):
+            try:
+                return self.con.sql(sql, params=dict(params) or None).to_arrow_table()
+            except duckdb.Error as error:
+                raise engine_failure(error, step=query, query=query) from error
+
+
+def engine_failure(error: duckdb.Error, *, step: str, query: str) -> Exception:
+    """The error to raise for a DuckDB error in a named query."""
+    return error
+
+
+def engine_fault(message: str, *, step: str) -> Exception:
+    """The error to raise when the engine finds its own results inconsistent."""
+    return ReconcileError(f"{message} (step {step}; the engine's fault: please report it)")

@@ -1,0 +1,423 @@
+"""Membership and the merged frontier (CONTRACT.md §4.12-§4.15).
+
+The frontier at T (``rc_frontiers``) comes from each partition's certificates at T.
+Its history (``rc_frontier_history``) is the frontier at every instant of §4.15;
+cost stays near O((C + S) log C) for C instants and S steps of the partitions'
+certificates, never instants × partitions:
+
+* the claimed basis is the minimum of each member's claim, a step function that
+  changes only at its own won writes: a segment tree over instant numbers
+  (:func:`segment_tree_minimum`) gives the minimum at every instant, running sums
+  the counts of members without a claim, with an unknown endpoint or in another
+  ordering;
+* the proven basis is the minimum over members of min(consumer, provider). Its
+  parts that hold still between changes (provider certificates, event blockers,
+  the snapshot prefix, pages before their first and after their last receipt) go
+  into the same tree (``rc_fx``); only pages whose block climbs receipt by receipt
+  can go lower, and only where their lowest possible block is not above that
+  minimum (``rc_candidates``). Those few points are evaluated exactly, by the
+  evaluator of :mod:`reconcile.engine.steps.history`, into ``rc_exact``.
+"""
+
+from __future__ import annotations
+
+from reconcile.engine.declare import Bundle, Guard, Producer, Step, Table, Union, table
+from reconcile.engine.steps.history import evaluate_points
+
+EPOCHS = Step(
+    "frontier/epochs",
+    table(
+        "rc_epochs",
+        "scope_id VARCHAR, epoch BIGINT, effective_at TIMESTAMP_NS, cutover CERT,"
+        " cutover_unknown BOOLEAN, cutover_through COORD, cutover_inclusive BOOLEAN,"
+        " discrete BOOLEAN, declared BOOLEAN",
+        "one row per epoch of each scope (epoch 1 from the start without `epochs` rows)",
+    ),
+    reads=("rc_scopes", "epochs"),
+)
+
+MEMBERS = Step(
+    "frontier/members",
+    table(
+        "rc_members",
+        "scope_id VARCHAR, epoch BIGINT, partition_id VARCHAR, role VARCHAR,"
+        " coverage_from COORD, seal CERT, seal_unknown BOOLEAN",
+        "one row per partition of an epoch, with its role and proofs (§3)",
+    ),
+    reads=("rc_scopes", "rc_partitions", "epochs", "members"),
+)
+
+CHANGES = Step(
+    "frontier/changes",
+    table(
+        "rc_changes",
+        "scope_id VARCHAR, epoch BIGINT, partition_id VARCHAR, change VARCHAR, cutover CERT,"
+        " cutover_unknown BOOLEAN, proved_in BIGINT",
+        "one row per change of membership between consecutive epochs, with the epoch"
+        " its proof first stands in (§4.13)",
+    ),
+    reads=("rc_epochs", "rc_members"),
+)
+
+EPOCH_STATUS = Step(
+    "frontier/epoch_status",
+    table(
+        "rc_epoch_status",
+        "scope_id VARCHAR, epoch BIGINT, effective_at TIMESTAMP_NS, cutover CERT,"
+        " cutover_unknown BOOLEAN, cutover_through COORD, cutover_inclusive BOOLEAN,"
+        " discrete BOOLEAN, declared BOOLEAN, proven BOOLEAN, members BIGINT",
+        "one row per epoch: whether it is proven, how many members it has (§4.13)",
+    ),
+    reads=("rc_epochs", "rc_members", "rc_changes"),
+)
+
+IN_FORCE = Step(
+    "frontier/in_force",
+    table(
+        "rc_in_force",
+        "scope_id VARCHAR, epoch BIGINT, proven BOOLEAN, members BIGINT",
+        "one row per scope: the epoch in force at T, if any (§4.12)",
+    ),
+    reads=("rc_scopes", "rc_epoch_status"),
+)
+
+FRONTIERS = Step(
+    "frontier/frontiers",
+    table(
+        "rc_frontiers",
+        "as_of TIMESTAMP_NS, scope_id VARCHAR, basis VARCHAR, epoch BIGINT, kind VARCHAR,"
+        " frontier COORD, frontier_inclusive BOOLEAN, limiting_partitions VARCHAR[],"
+        " reasons VARCHAR[], members BIGINT,"
+        " vector STRUCT(partition_id VARCHAR, through COORD, inclusive BOOLEAN)[]",
+        "the `frontiers` table of §6: one row per scope and basis at T",
+        order="scope_id, basis",
+    ),
+    reads=("rc_certs", "rc_in_force", "rc_members"),
+)
+
+# The frontier history.
+INSTANTS = Step(
+    "frontier/instants",
+    table(
+        "rc_instants",
+        "scope_id VARCHAR, t TIMESTAMP_NS, idx BIGINT, history BOOLEAN, epoch BIGINT,"
+        " proven BOOLEAN, members BIGINT",
+        "one row per instant of §4.15 (history) or that a rule asks about, numbered"
+        " (idx) across scopes, with the epoch in force",
+    ),
+    reads=("checkpoints", "epochs", "published", "rc_epochs", "rc_epoch_status"),
+)
+
+MEMBER_SPANS = Step(
+    "frontier/member_spans",
+    table(
+        "rc_member_spans",
+        "scope_id VARCHAR, partition_id VARCHAR, epoch BIGINT, lo BIGINT, hi BIGINT",
+        "one row per stretch of instants [lo, hi) a partition is a member in force",
+    ),
+    reads=("rc_instants", "rc_members"),
+)
+
+TREE_POINTS = Step(
+    "frontier/tree_points",
+    table(
+        "rc_tree_points",
+        "grp VARCHAR, idx BIGINT",
+        "every instant, as a point of the segment trees",
+    ),
+    reads=("rc_instants",),
+)
+
+_INTERVALS = "grp VARCHAR, lo BIGINT, hi BIGINT, v CERT"
+_MINIMUM = "scope_id VARCHAR, idx BIGINT, v CERT"
+
+
+def segment_tree_minimum(
+    name: str, intervals: str, reads: tuple[str, ...], out: Table
+) -> tuple[Step, ...]:
+    """A segment tree over instant numbers (``sql/tree``): the least value of the
+    intervals the query ``intervals`` gives (grp = scope, [lo, hi), v) at every
+    instant, into ``out``."""
+    into = f"rc_{name}_tree_in"
+    nodes = f"rc_{name}_tree_nodes"
+    answer = f"rc_{name}_tree_out"
+    return (
+        Step(
+            intervals,
+            table(into, _INTERVALS, "the intervals of the tree's minimum", transient=True),
+            reads=reads,
+        ),
+        Step(
+            "tree/nodes",
+            table(
+                nodes,
+                "grp VARCHAR, k BIGINT, block BIGINT, v CERT",
+                "the tree's nodes: the least value over each block of 2^k instants"
+                " covered whole by an interval",
+                transient=True,
+            ),
+            reads=(into,),
+            bind=(("rc_tree_in", into),),
+        ),
+        Step(
+            "tree/query",
+            table(
+                answer,
+                "grp VARCHAR, idx BIGINT, v CERT",
+                "the least value at every instant",
+                transient=True,
+            ),
+            reads=(nodes, "rc_tree_points"),
+            bind=(("rc_tree_nodes", nodes),),
+        ),
+        Step("frontier/tree_out", out, reads=(answer,), bind=(("rc_tree_out", answer),)),
+    )
+
+
+def _frontier_at(basis: str) -> Step:
+    return Step(
+        "frontier/frontier_at",
+        table(
+            f"rc_{basis}_frontier_at",
+            "scope_id VARCHAR, basis VARCHAR, idx BIGINT, t TIMESTAMP_NS, history BOOLEAN,"
+            " epoch BIGINT, kind VARCHAR, frontier CERT",
+            f"the {basis} frontier at every instant of rc_instants",
+        ),
+        reads=("rc_instants", f"rc_{basis}_counts", f"rc_{basis}_min"),
+        fixed=(("basis", basis),),
+        bind=(("rc_hist_counts", f"rc_{basis}_counts"), ("rc_hist_min", f"rc_{basis}_min")),
+    )
+
+
+_HISTORY_ROWS = (
+    "scope_id VARCHAR, basis VARCHAR, at TIMESTAMP_NS, epoch BIGINT, kind VARCHAR,"
+    " frontier COORD, frontier_inclusive BOOLEAN, limiting_partitions VARCHAR[],"
+    " trigger_partition_id VARCHAR, trigger_generation BIGINT, idx BIGINT"
+)
+
+
+def _history_rows(basis: str) -> Step:
+    return Step(
+        "frontier/history_rows",
+        table(
+            f"rc_{basis}_history",
+            _HISTORY_ROWS,
+            f"the {basis} rows of the `frontier_history` table of §6",
+        ),
+        reads=("checkpoints", f"rc_{basis}_frontier_at", f"rc_{basis}_holders"),
+        fixed=(("basis", basis),),
+        bind=(
+            ("rc_frontier_at", f"rc_{basis}_frontier_at"),
+            ("rc_hist_holders", f"rc_{basis}_holders"),
+        ),
+    )
+
+
+_HOLDERS = "scope_id VARCHAR, partition_id VARCHAR, lo BIGINT, hi BIGINT, v CERT"
+
+# The claimed basis.
+CLAIM_SEGMENTS = Step(
+    "frontier/claim_segments",
+    table(
+        "rc_claim_segments",
+        "scope_id VARCHAR, partition_id VARCHAR, lo BIGINT, hi BIGINT, v CERT,"
+        " unknown BOOLEAN, incomparable BOOLEAN",
+        "one row per stretch of instants a member's claim holds",
+    ),
+    reads=("rc_scopes", "rc_partitions", "rc_claim_steps", "rc_instants", "rc_member_spans"),
+)
+
+CLAIMED: tuple[Producer, ...] = (
+    CLAIM_SEGMENTS,
+    *segment_tree_minimum(
+        "claimed",
+        "frontier/tree_in_claimed",
+        ("rc_claim_segments",),
+        table("rc_claimed_min", _MINIMUM, "the least claim of the members at every instant"),
+    ),
+    Step(
+        "frontier/claim_counts",
+        table(
+            "rc_claimed_counts",
+            "scope_id VARCHAR, idx BIGINT, no_cert HUGEINT, unknown INTEGER, incomparable INTEGER",
+            "per instant: members without a claim, with an unknown endpoint, in another ordering",
+        ),
+        reads=("rc_claim_segments", "rc_instants"),
+    ),
+    Step(
+        "frontier/claimed_holders",
+        table(
+            "rc_claimed_holders",
+            _HOLDERS,
+            "claims that hold the claimed frontier where their value is its value",
+        ),
+        reads=("rc_claim_segments",),
+    ),
+    _frontier_at("claimed"),
+    _history_rows("claimed"),
+)
+
+# The proven basis.
+PROVEN_SEGMENTS = Step(
+    "frontier/proven_segments",
+    table(
+        "rc_proven_segments",
+        "scope_id VARCHAR, partition_id VARCHAR, lo BIGINT, hi BIGINT, v CERT, part VARCHAR",
+        "one row per stretch of instants a part of a member's proven certificate holds"
+        " (part 'moving': a page whose block climbs receipt by receipt)",
+    ),
+    reads=(
+        "rc_partitions",
+        "rc_instants",
+        "rc_member_spans",
+        "rc_event_segments",
+        "rc_records",
+        "rc_page_windows",
+        "rc_provider_steps",
+    ),
+)
+
+FX = segment_tree_minimum(
+    "fx",
+    "frontier/tree_in_proven",
+    ("rc_proven_segments",),
+    table("rc_fx", _MINIMUM, "the least of what holds still of the proven basis, per instant"),
+)
+
+FX_PIECES = Step(
+    "frontier/fx_pieces",
+    table(
+        "rc_fx_pieces",
+        "scope_id VARCHAR, lo BIGINT, hi BIGINT, v CERT",
+        "runs of equal value of rc_fx, as instant ranges [lo, hi)",
+    ),
+    reads=("rc_fx",),
+)
+
+CANDIDATES = Step(
+    "frontier/candidates",
+    table(
+        "rc_candidates",
+        "scope_id VARCHAR, partition_id VARCHAR, idx BIGINT, t TIMESTAMP_NS",
+        "one row per point where a moving page may hold the proven frontier below rc_fx",
+        transient=True,
+    ),
+    reads=("rc_proven_segments", "rc_fx_pieces", "rc_instants"),
+)
+
+CANDIDATE_POINTS = Step(
+    "frontier/candidate_points",
+    table(
+        "rc_candidate_points",
+        "point_id BIGINT, scope_id VARCHAR, partition_id VARCHAR, t TIMESTAMP_NS, idx BIGINT",
+        "rc_candidates as points of the exact evaluator",
+        transient=True,
+    ),
+    reads=("rc_candidates",),
+)
+
+EXACT_POINTS = evaluate_points("exact", "rc_candidate_points")
+
+_EXACT = Step(
+    "frontier/exact_points",
+    table(
+        "rc_exact",
+        "scope_id VARCHAR, partition_id VARCHAR, idx BIGINT, proven CERT",
+        "the candidate points' exact proven certificates not above rc_fx",
+    ),
+    reads=("rc_exact_point_certs", "rc_candidate_points", "rc_fx_pieces"),
+    bind=(("rc_point_certs", "rc_exact_point_certs"),),
+)
+
+_EXACT_PARTITIONS = Step(
+    "frontier/exact_partitions",
+    table(
+        "rc_exact_partitions",
+        "scope_id VARCHAR, partition_id VARCHAR",
+        "the partitions whose candidate points rc_exact holds",
+    ),
+    reads=("rc_partitions",),
+)
+
+# Given together (by the buckets that evaluated them) or computed together.
+EXACT = Bundle("exact", (_EXACT, _EXACT_PARTITIONS))
+
+EXACT_COVERED = Guard(
+    "exact_covered",
+    guards="rc_exact",
+    query="frontier/exact_uncovered",
+    reads=("rc_partitions", "rc_exact_partitions"),
+    message="the proven frontier's exact points of {count} partition(s) were not evaluated",
+)
+
+PROVEN: tuple[Producer, ...] = (
+    PROVEN_SEGMENTS,
+    *FX,
+    FX_PIECES,
+    CANDIDATES,
+    CANDIDATE_POINTS,
+    *EXACT_POINTS,
+    EXACT,
+    Step(
+        "frontier/proven_min",
+        table("rc_proven_min", _MINIMUM, "the proven frontier's least value per instant"),
+        reads=("rc_fx", "rc_exact"),
+    ),
+    Step(
+        "frontier/proven_counts",
+        table(
+            "rc_proven_counts",
+            "scope_id VARCHAR, idx BIGINT, no_cert HUGEINT, unknown INTEGER, incomparable INTEGER",
+            "per instant: members without a proven certificate",
+        ),
+        reads=("rc_proven_segments", "rc_instants"),
+    ),
+    Step(
+        "frontier/proven_holders",
+        table(
+            "rc_proven_holders",
+            _HOLDERS,
+            "certificates that hold the proven frontier where their value is its value",
+        ),
+        reads=("rc_proven_segments", "rc_exact"),
+    ),
+    _frontier_at("proven"),
+    _history_rows("proven"),
+)
+
+FRONTIER_AT = Union(
+    table(
+        "rc_frontier_at",
+        "scope_id VARCHAR, basis VARCHAR, idx BIGINT, t TIMESTAMP_NS, history BOOLEAN,"
+        " epoch BIGINT, kind VARCHAR, frontier CERT",
+        "the frontier on both bases at every instant of rc_instants",
+    ),
+    parts=("rc_claimed_frontier_at", "rc_proven_frontier_at"),
+)
+
+FRONTIER_HISTORY = Union(
+    table(
+        "rc_frontier_history",
+        _HISTORY_ROWS,
+        "the `frontier_history` table of §6, both bases (idx: the instant's number)",
+        order="scope_id, basis, idx",
+    ),
+    parts=("rc_claimed_history", "rc_proven_history"),
+)
+
+STEPS: tuple[Producer, ...] = (
+    EPOCHS,
+    MEMBERS,
+    CHANGES,
+    EPOCH_STATUS,
+    IN_FORCE,
+    FRONTIERS,
+    INSTANTS,
+    MEMBER_SPANS,
+    TREE_POINTS,
+    *CLAIMED,
+    *PROVEN,
+    FRONTIER_AT,
+    FRONTIER_HISTORY,
+)
+GUARDS = (EXACT_COVERED,)

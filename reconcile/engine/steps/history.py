@@ -1,0 +1,230 @@
+"""Each partition's certificates over time: the step functions the frontier
+history, the audit's "at its written_at" rules and the timelines are built from.
+
+The pieces that hold still between changes are tables (``rc_event_segments``,
+``rc_records``, ``rc_page_windows``, ``rc_provider_steps``, ``rc_claim_steps``).
+Certificates at given instants are computed by one exact evaluator,
+:func:`evaluate_points`, a template instantiated once per set of points (a won
+write's instant, a candidate point of the proven frontier, a change point of a
+timeline, a point a notebook asks about).
+"""
+
+from __future__ import annotations
+
+from reconcile.engine.declare import Input, Producer, Step, table
+
+MUTATIONS = Step(
+    "history/mutations",
+    table(
+        "rc_mutations",
+        "scope_id VARCHAR, partition_id VARCHAR, event_id VARCHAR,"
+        ' sightings STRUCT("position" COORD, seen_at TIMESTAMP_NS)[]',
+        "one row per event mutated at T: every position it was seen at, and when (§4.5)",
+    ),
+    reads=("rc_partitions", "rc_mutated", "receipts", "snapshot"),
+)
+
+EVENT_SEGMENTS = Step(
+    "history/event_segments",
+    table(
+        "rc_event_segments",
+        "scope_id VARCHAR, partition_id VARCHAR, event_id VARCHAR, from_t TIMESTAMP_NS,"
+        " to_t TIMESTAMP_NS, cert CERT",
+        "one row per stretch of time [from_t, to_t) an event blocks, with the"
+        " certificate it imposes",
+    ),
+    reads=("rc_partitions", "rc_open_events", "rc_mutations", "rc_receipt_faults"),
+)
+
+RECORDS = Step(
+    "history/records",
+    table(
+        "rc_records",
+        "scope_id VARCHAR, partition_id VARCHAR, until_t TIMESTAMP_NS, cert CERT",
+        "snapshot evidence: the prefix of events visible from the start, as a step"
+        " function (the certificate until until_t)",
+    ),
+    reads=("rc_partitions", "rc_open_events"),
+)
+
+PAGE_WINDOWS = Step(
+    "history/page_windows",
+    table(
+        "rc_page_windows",
+        "scope_id VARCHAR, partition_id VARCHAR, page_id VARCHAR, discrete BOOLEAN,"
+        " fetched_at TIMESTAMP_NS, complete_at TIMESTAMP_NS, min_position COORD,"
+        " first_own_at TIMESTAMP_NS, last_own_at TIMESTAMP_NS, own_min_pos COORD,"
+        " tail_pos COORD, end_t TIMESTAMP_NS, outlives_next BOOLEAN",
+        "one row per page of rc_page_status: the window of time it blocks in (§4.7)",
+    ),
+    reads=("rc_partitions", "rc_page_status"),
+)
+
+PROVIDER_STEPS = Step(
+    "history/provider_steps",
+    table(
+        "rc_provider_steps",
+        "scope_id VARCHAR, partition_id VARCHAR, from_t TIMESTAMP_NS, cert CERT",
+        "the provider certificate as a step function: its value from from_t on (§4.9)",
+    ),
+    reads=("rc_partitions", "rc_counting_pages", "receipts", "snapshot", "snapshot_bounds"),
+)
+
+CLAIM_STEPS = Step(
+    "history/claim_steps",
+    table(
+        "rc_claim_steps",
+        "scope_id VARCHAR, partition_id VARCHAR, from_t TIMESTAMP_NS,"
+        " latest STRUCT(watermark COORD, inclusive BOOLEAN, generation BIGINT,"
+        " attempt_id VARCHAR, ordering VARCHAR)",
+        "the claim as a step function: the latest won write from from_t on (§4.11)",
+    ),
+    reads=("checkpoints",),
+)
+
+POINTS_COLUMNS = "point_id BIGINT, scope_id VARCHAR, partition_id VARCHAR, t TIMESTAMP_NS"
+
+
+def evaluate_points(prefix: str, points: str) -> tuple[Step, ...]:
+    """The exact evaluator on the points of table ``points`` (POINTS_COLUMNS at
+    least): each point's certificates at its instant, into ``rc_<prefix>_point_certs``."""
+    pages = f"rc_{prefix}_point_pages"
+    moving = f"rc_{prefix}_moving_receipts"
+    return (
+        Step(
+            "history/point_pages",
+            table(
+                pages,
+                "point_id BIGINT, scope_id VARCHAR, partition_id VARCHAR, page_id VARCHAR,"
+                " t TIMESTAMP_NS, discrete BOOLEAN, cert CERT, moving BOOLEAN",
+                "one row per point and page window active at its instant, with its block",
+                transient=True,
+            ),
+            reads=("rc_page_windows", points),
+            bind=(("rc_points", points),),
+        ),
+        Step(
+            "history/moving_receipts",
+            table(
+                moving,
+                "scope_id VARCHAR, page_id VARCHAR, recorded_at TIMESTAMP_NS, last_event EVENT",
+                "one row per receipt of a page some point lies inside of while it moves:"
+                " the page's last event so far",
+                transient=True,
+            ),
+            reads=("receipts", "rc_mutated", pages),
+            bind=(("rc_point_pages", pages),),
+        ),
+        Step(
+            "history/point_certs",
+            table(
+                f"rc_{prefix}_point_certs",
+                "point_id BIGINT, scope_id VARCHAR, partition_id VARCHAR, t TIMESTAMP_NS,"
+                " consumer CERT, provider CERT, proven CERT, refutation CERT, claim CERT,"
+                " claim_watermark COORD, claim_inclusive BOOLEAN, claim_generation BIGINT,"
+                " claim_attempt_id VARCHAR, claim_incomparable BOOLEAN",
+                "one row per point: its certificates at its instant (§4.8-§4.11)",
+                transient=True,
+            ),
+            reads=(
+                "rc_scopes",
+                "rc_partitions",
+                "rc_claim_steps",
+                "rc_event_segments",
+                "rc_records",
+                "rc_provider_steps",
+                points,
+                pages,
+                moving,
+            ),
+            bind=(("rc_points", points), ("rc_point_pages", pages), ("rc_moving_receipts", moving)),
+        ),
+    )
+
+
+# The timelines: the partitions asked for (SELECTED), their change points, and
+# their certificates as step functions (TIMELINES).
+SELECTED = Input(
+    table(
+        "rc_selected",
+        "scope_id VARCHAR, partition_id VARCHAR",
+        "one row per partition whose timeline is asked for (Analysis.history)",
+    )
+)
+
+CHANGE_POINTS = Step(
+    "history/change_points",
+    table(
+        "rc_history_points",
+        POINTS_COLUMNS,
+        "one row per instant a selected partition's certificates can change",
+        transient=True,
+    ),
+    reads=(
+        "rc_selected",
+        "rc_claim_steps",
+        "rc_provider_steps",
+        "rc_event_segments",
+        "rc_records",
+        "rc_page_windows",
+        "receipts",
+    ),
+)
+
+HISTORY_POINTS = evaluate_points("history", "rc_history_points")
+
+TIMELINES = Step(
+    "history/steps",
+    table(
+        "rc_timelines",
+        "scope_id VARCHAR, partition_id VARCHAR, basis VARCHAR, valid_from TIMESTAMP_NS,"
+        " through COORD, inclusive BOOLEAN, generation BIGINT",
+        "one row per selected partition, basis and instant its certificate changes",
+        order="scope_id, partition_id, basis, valid_from NULLS FIRST",
+    ),
+    reads=("rc_history_point_certs",),
+    bind=(("rc_point_certs", "rc_history_point_certs"),),
+)
+
+# Certificates at the points a caller asks about (Analysis.certificates_at).
+ASKED = Input(
+    table(
+        "rc_asked_points",
+        POINTS_COLUMNS,
+        "one row per point a caller asks about (Analysis.certificates_at)",
+    )
+)
+
+ASKED_POINTS = evaluate_points("asked", "rc_asked_points")
+
+ASKED_CERTIFICATES = Step(
+    "history/point_frame",
+    table(
+        "rc_asked_certificates",
+        "point_id BIGINT, scope_id VARCHAR, partition_id VARCHAR, t TIMESTAMP_NS,"
+        " consumer_through COORD, consumer_inclusive BOOLEAN, provider_through COORD,"
+        " provider_inclusive BOOLEAN, proven_through COORD, proven_inclusive BOOLEAN,"
+        " refutation_through COORD, refutation_inclusive BOOLEAN, claimed_through COORD,"
+        " claimed_inclusive BOOLEAN, claimed_generation BIGINT",
+        "one row per asked point: its certificates as through/inclusive columns",
+        order="point_id",
+    ),
+    reads=("rc_asked_point_certs",),
+    bind=(("rc_point_certs", "rc_asked_point_certs"),),
+)
+
+STEPS: tuple[Producer, ...] = (
+    MUTATIONS,
+    EVENT_SEGMENTS,
+    RECORDS,
+    PAGE_WINDOWS,
+    PROVIDER_STEPS,
+    CLAIM_STEPS,
+    SELECTED,
+    CHANGE_POINTS,
+    *HISTORY_POINTS,
+    TIMELINES,
+    ASKED,
+    *ASKED_POINTS,
+    ASKED_CERTIFICATES,
+)
