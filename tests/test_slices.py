@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
-
-import dataclasses
 
 import reconcile.engine.analysis as analysis_module
 from reconcile import open_logset
