@@ -7,10 +7,10 @@ from pathlib import Path
 from reconcile.db import Engine, EngineConfig
 from reconcile.errors import InvalidLogSet
 from reconcile.logset.coordinate import coordinate_columns, infer_coordinate
-from reconcile.logset.discover import discover
 from reconcile.logset.file_schemas import FileSchema, read_file_schemas
 from reconcile.logset.load import LogSet
-from reconcile.mapping import LogMapping, resolve_mapping
+from reconcile.mapping import LogMapping
+from reconcile.mapping.discover import discover_with_mapping
 from reconcile.validate import validate_files
 
 
@@ -30,7 +30,7 @@ def open_logset(
     ``reconcile.toml`` when it has one) reads the user's own layout as the
     contract's tables, as views over their files.
     """
-    files = discover(path, resolve_mapping(path, mapping))
+    files = discover_with_mapping(path, mapping)
     if validate:
         report = validate_files(files, config=config)
         if not report.ok:

@@ -3,23 +3,21 @@
 A table is ``<table>.parquet`` or a folder ``<table>/`` of Parquet files, possibly
 under hive-style ``key=value/`` folders (CONTRACT.md §1). Files and folders whose
 name starts with ``.`` or ``_`` (``_SUCCESS``, ``.crc``) are skipped, as Spark and
-Hive write them beside data.
+Hive write them beside data. A table in another layout comes as a table source
+(:mod:`reconcile.logset.sources`), made by the mapping and handed in.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from reconcile.errors import InputError
+from reconcile.logset.sources import TableSource
 from reconcile.problems import Problem
 from reconcile_schemas import TABLES
-
-if TYPE_CHECKING:
-    from reconcile.mapping.bind import MappedTable
-    from reconcile.mapping.spec import LogMapping
 
 
 @dataclass(frozen=True)
@@ -48,8 +46,9 @@ class LogSetFiles:
     root: Path
     tables: dict[str, TableFiles]
     problems: tuple[Problem, ...]
-    # the tables read through a mapping (reconcile.mapping), by name
-    mapped: dict[str, MappedTable] = field(default_factory=dict)
+    # the tables read from table sources (a mapping's), by name
+    mapped: dict[str, TableSource] = field(default_factory=dict)
+    # the mapping file they come from, for reports
     mapping: Path | None = None
 
     def relative(self, path: str | Path) -> str:
@@ -89,32 +88,36 @@ def _folder_files(folder: Path) -> list[Path]:
     return found
 
 
-def discover(path: str | Path, mapping: LogMapping | None = None) -> LogSetFiles:
-    """Find the contract tables under a log set directory.
-
-    With a ``mapping``, the tables it names are the user's files it names, read
-    through it; the others are found in the contract's layout.
-
-    Raises :class:`InputError` when the directory does not exist or is not a
-    directory, and :class:`~reconcile.mapping.spec.MappingError` when the mapping does
-    not fit the files; a directory without tables is reported as problems, so that a
-    validation run states every reason at once.
-    """
+def logset_root(path: str | Path) -> Path:
+    """A log set's folder, resolved: what table sources are bound under before
+    discovery. Raises :class:`InputError` when it does not exist or is not a folder."""
     root = Path(path)
     if not root.exists():
         raise InputError(f"log set {root}: no such directory")
     if not root.is_dir():
         raise InputError(f"log set {root}: not a directory (a log set is a folder of tables)")
-    root = root.resolve()
+    return root.resolve()
+
+
+def discover(
+    path: str | Path, sources: Iterable[TableSource] = (), mapping: Path | None = None
+) -> LogSetFiles:
+    """Find the contract tables under a log set directory.
+
+    The tables of ``sources`` (a mapping's, bound to the user's files under
+    :func:`logset_root`; ``mapping`` is its file) are read from them; the others are
+    found in the contract's layout.
+
+    Raises :class:`InputError` when the directory does not exist or is not a
+    directory; a directory without tables is reported as problems, so that a
+    validation run states every reason at once.
+    """
+    root = logset_root(path)
     tables: dict[str, TableFiles] = {}
     problems: list[Problem] = []
-    mapped: dict[str, MappedTable] = {}
-    if mapping is not None:
-        from reconcile.mapping.bind import bind  # noqa: PLC0415 (bind imports discovery)
-
-        mapped = bind(mapping, root)
-        for name, table in mapped.items():
-            tables[name] = TableFiles(name, root, table.files, tuple({} for _ in table.files))
+    mapped: dict[str, TableSource] = {source.table: source for source in sources}
+    for name, source in mapped.items():
+        tables[name] = TableFiles(name, root, source.files, source.hive)
     for name in TABLES:
         if name in mapped:
             continue
@@ -157,6 +160,4 @@ def discover(path: str | Path, mapping: LogMapping | None = None) -> LogSetFiles
                 f"<table>.parquet or <table>/ for {', '.join(TABLES)})",
             )
         )
-    return LogSetFiles(
-        root, tables, tuple(problems), mapped, mapping.path if mapping is not None else None
-    )
+    return LogSetFiles(root, tables, tuple(problems), mapped, mapping)

@@ -25,8 +25,8 @@ def read_file_schemas(
     logset: LogSetFiles, table: TableFiles
 ) -> tuple[list[FileSchema], list[Problem]]:
     """Each file's schema; files whose footer cannot be read become problems. A
-    table read through a mapping has, in each file, the types its mapped columns
-    have (the mapping was checked against the files when it was bound)."""
+    table read from a table source (a mapping's) has, in each file, the types its
+    source reads (the mapping was checked against the files when it was bound)."""
     mapped = logset.mapped.get(table.name)
     if mapped is not None:
         return [FileSchema(path, dict(mapped.types), {}) for path in mapped.files], []

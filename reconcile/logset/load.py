@@ -3,7 +3,9 @@
 Nothing is copied: each table is a DuckDB view over ``read_parquet`` of its files,
 registered in the log set's own connection under the table's name, and a Polars
 LazyFrame over the same files; both come from one discovery and one normalization.
-An absent optional table is an empty view, so that queries need not ask.
+An absent optional table is an empty view, so that queries need not ask. A table
+read from a table source (:mod:`reconcile.logset.sources`, a mapping's) is its
+source's relation, normalized the same way.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from reconcile.errors import InputError
 from reconcile.logset.discover import LogSetFiles
 from reconcile.logset.file_schemas import FileSchema
 from reconcile.logset.normalize import duckdb_empty, duckdb_projection, polars_frame
-from reconcile.mapping.bind import mapped_relation
 from reconcile_schemas import TABLES, CoordinateType, table_schema
 
 _READ_PARQUET = (
@@ -77,7 +78,7 @@ class LogSet:
         if table is None or not schemas:
             relation = self.con.sql(duckdb_empty(schema, self.coordinate))
         elif mapped is not None:
-            raw = mapped_relation(self.con, mapped)
+            raw = mapped.relation(self.con)
             relation = raw.select(
                 duckdb_projection(
                     schema,

@@ -5,6 +5,8 @@
   entry points accept;
 * :mod:`reconcile.mapping.bind` checks it against the files and states each table
   as a DuckDB relation, which the loader registers as the table's view;
+* :mod:`reconcile.mapping.discover` hands the bound tables to discovery as table
+  sources (:mod:`reconcile.logset.sources`: the log set layer imports no mapping);
 * :mod:`reconcile.mapping.suggest` writes a first mapping from the files' schemas.
 """
 

@@ -5,8 +5,10 @@ for CSV and JSON Lines, DuckDB's detection), and states every contract column as
 SQL expression over them, checked by DuckDB: an unknown column, an expression that
 does not bind, or a conversion that does not apply to the column's type is a
 :class:`~reconcile.mapping.spec.MappingError` naming the table, the contract column
-and what the mapping says. Nothing is copied: the loader registers the mapped
-relation as the table's view, and the rows are read when a query needs them.
+and what the mapping says. Nothing is copied: a bound table is a table source
+(:class:`~reconcile.logset.sources.TableSource`) handed to discovery, the loader
+registers its relation as the table's view, and the rows are read when a query needs
+them.
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ _INTEGERS = frozenset({"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "U
 class MappedTable:
     """A contract table read through the mapping: the user's files, their format,
     and each contract column's SQL expression over the files' columns (a column in
-    neither the mapping nor the files is absent from ``expressions``)."""
+    neither the mapping nor the files is absent from ``expressions``). It is the
+    table's :class:`~reconcile.logset.sources.TableSource`."""
 
     spec: TableSpec
     root: Path
@@ -60,6 +63,15 @@ class MappedTable:
     @property
     def table(self) -> str:
         return self.spec.table
+
+    @property
+    def hive(self) -> tuple[dict[str, str], ...]:
+        """None: a mapping reads the files' own columns, not their folders' keys."""
+        return tuple({} for _ in self.files)
+
+    def relation(self, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRelation:
+        """The table's rows on ``con`` (:func:`mapped_relation`)."""
+        return mapped_relation(con, self)
 
     def source(self, column: str) -> str:
         """The user's words for where a contract column comes from."""

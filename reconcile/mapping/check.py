@@ -3,6 +3,7 @@ problem restated in the user's terms (their file and column beside the contract'
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import duckdb
 
 from reconcile.db import quote_literal
 from reconcile.logset.discover import relative_name
+from reconcile.logset.sources import TableSource
 from reconcile.mapping.bind import FILE, ROW, MappedTable, expression, reader
 from reconcile.mapping.spec import ColumnSpec
 from reconcile.problems import Problem
@@ -66,8 +68,9 @@ def uncovered_values(
     return problems
 
 
-def in_user_terms(problem: Problem, mapped: dict[str, MappedTable]) -> Problem:
-    """A problem of a mapped table with the user's column(s) behind the contract's."""
+def in_user_terms(problem: Problem, mapped: Mapping[str, TableSource]) -> Problem:
+    """A problem of a table read from a source (a mapping's) with the user's
+    column(s) behind the contract's."""
     table = mapped.get(problem.table or "")
     if table is None or not problem.column or problem.source is not None:
         return problem

@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
 from reconcile.errors import InputError
-from reconcile.logset.discover import discover, is_hidden, relative_name
-from reconcile.mapping import LogMapping, resolve_mapping
+from reconcile.logset.discover import is_hidden, relative_name
+from reconcile.mapping import LogMapping
+from reconcile.mapping.bind import MappedTable
+from reconcile.mapping.discover import discover_with_mapping
 from reconcile.problems import Problem
 from reconcile.spark.scatter import SourceFile
 from reconcile_schemas import TABLES
@@ -73,7 +75,7 @@ def local_sources(
     """A local log set's files, by the engine's own discovery; with a mapping (given,
     or the folder's reconcile.toml), the user's files of each mapped table, each to be
     read through it and laid out as ``<table>/NNNNN.parquet``."""
-    files = discover(path, resolve_mapping(path, mapping))
+    files = discover_with_mapping(path, mapping)
     sources: dict[str, SourceFile] = {}
     for table in files.tables.values():
         mapped = files.mapped.get(table.name)
@@ -85,6 +87,7 @@ def local_sources(
             if mapped is None:
                 sources[name] = SourceFile(table.name, name, uri, dict(hive))
                 continue
+            assert isinstance(mapped, MappedTable)  # executors read it through the mapping
             relpath = f"{table.name}/{number:05d}.parquet"
             sources[relpath] = SourceFile(table.name, relpath, uri, {}, mapped, name)
     return str(files.root), sources, list(files.problems)

@@ -13,11 +13,13 @@ from pathlib import Path
 
 from reconcile.db import Engine, EngineConfig
 from reconcile.logset.coordinate import coordinate_columns, infer_coordinate
-from reconcile.logset.discover import LogSetFiles, discover
+from reconcile.logset.discover import LogSetFiles
 from reconcile.logset.file_schemas import FileSchema, read_file_schemas
 from reconcile.logset.load import LogSet
-from reconcile.mapping import LogMapping, resolve_mapping
+from reconcile.mapping import LogMapping
+from reconcile.mapping.bind import MappedTable
 from reconcile.mapping.check import in_user_terms, uncovered_values
+from reconcile.mapping.discover import discover_with_mapping
 from reconcile.problems import Problem
 from reconcile.validate.data import check_rows, check_rule, check_unique
 from reconcile.validate.report import TableRead, ValidationReport
@@ -46,7 +48,7 @@ def validate_logset(
     :class:`~reconcile.mapping.MappingError`); everything else wrong with the log set
     is a problem in the report.
     """
-    files = discover(path, resolve_mapping(path, mapping))
+    files = discover_with_mapping(path, mapping)
     return validate_files(files, config=config, max_examples=max_examples)
 
 
@@ -76,7 +78,8 @@ def validate_files(
     with Engine(config) as engine:
         skipped = set(structure.broken) | broken
         for name, mapped in files.mapped.items():
-            if name not in skipped:
+            # a value map that misses a value: a mapping's tables have them
+            if name not in skipped and isinstance(mapped, MappedTable):
                 uncovered = uncovered_values(engine.con, mapped, max_examples)
                 problems.extend(uncovered)
                 # a value the map lacks reads as null: not reported again as such
