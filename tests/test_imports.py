@@ -159,3 +159,25 @@ def test_discovery_and_loading_do_not_import_the_mapping() -> None:
 
 def test_no_circles_between_the_log_set_and_the_mapping() -> None:
     assert cycles(import_graph(), ["reconcile.logset", "reconcile.mapping"]) == []
+
+
+def test_the_package_has_no_import_circles() -> None:
+    """No module of reconcile reaches itself through its imports, even through
+    imports made inside functions or for type checking."""
+    assert cycles(import_graph(), ["reconcile"]) == []
+
+
+def test_the_engine_imports_no_presentation_and_no_spark() -> None:
+    """The engine (reconcile.engine) computes; rendering, the command line, the
+    audit's report and the Spark engine sit on top of it, never under it."""
+    graph = import_graph()
+    above = ["reconcile.render", "reconcile.cli", "reconcile.spark", "reconcile.audit"]
+    wrong = sorted(
+        f"{module} imports {target}"
+        for module, targets in graph.items()
+        if under(module, ["reconcile.engine"])
+        for target in targets
+        if under(target, above)
+    )
+    assert any(under(m, ["reconcile.engine"]) for m in graph)
+    assert wrong == []

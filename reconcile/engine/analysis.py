@@ -97,6 +97,8 @@ class Analysis:
 
     def plan(self, *tables: str, never_reads: Collection[str] = ()) -> Plan:
         """What :meth:`run` would run for ``tables``, in order."""
+        for name in tables:
+            self._declared(name)
         return plan(
             self.registry,
             tables,
@@ -148,7 +150,8 @@ class Analysis:
         self._ns.create(sliced.slices, values)
         for number in range(count):
             self._ns.create(sliced.slice, {**values, "slice": number})
-            bounds = self._ns.scalars(sliced.name, sliced.bounds, values)
+            self._ns.create(sliced.bounds, values)
+            bounds = self._ns.arrow(sliced.bounds.name).to_pylist()[0]
             each = {**values, **bounds}
             for step in sliced.each:
                 if step.when is None or (step.when[0] in self._present) == step.when[1]:

@@ -151,9 +151,10 @@ class Sliced:
     The number of slices is ``rows`` (a contract table's row count) divided by
     ``per_slice``, at least one. ``slices`` cuts the partitions into that many
     (parameter ``slices``), ``slice`` picks one (parameter ``slice``), ``bounds``
-    gives its first and last ``partition_id`` (parameters ``slice_first`` and
-    ``slice_last`` of the steps that follow); ``each`` are rebuilt for every slice and
-    dropped at the end; ``collect`` gather every slice's rows: they are the products.
+    gives its first and last ``partition_id`` in one row (parameters of the steps
+    that follow, by column name); ``each`` are rebuilt for every slice and dropped at
+    the end (of alternatives, the one whose ``when`` holds); ``collect`` gather every
+    slice's rows: they are the products.
     """
 
     name: str
@@ -161,17 +162,17 @@ class Sliced:
     per_slice: int
     slices: Step
     slice: Step
-    bounds: str
+    bounds: Step
     each: tuple[Step, ...]
     collect: tuple[Step, ...]
 
     @property
     def steps(self) -> tuple[Step, ...]:
-        return (self.slices, self.slice, *self.each, *self.collect)
+        return (self.slices, self.slice, self.bounds, *self.each, *self.collect)
 
     @property
     def internal(self) -> frozenset[str]:
-        return frozenset(s.name for s in (self.slices, self.slice, *self.each))
+        return frozenset(s.name for s in (self.slices, self.slice, self.bounds, *self.each))
 
     @property
     def reads(self) -> tuple[str, ...]:

@@ -60,6 +60,7 @@ class Namespace:
         self.coordinate = coordinate
         self.con = con.cursor()
         self._close = weakref.finalize(self, self.con.close)
+        self.closed = False
         # (query, seconds) for every named query run, in order: where the time goes.
         self.timings: list[tuple[str, float]] = []
         flavour = "int64" if coordinate is CoordinateType.INT64 else "timestamp"
@@ -67,7 +68,15 @@ class Namespace:
         self.con.execute(load("macros"))
 
     def close(self) -> None:
+        self.closed = True
         self._close()
+
+    @property
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """The connection, while the namespace is open."""
+        if self.closed:
+            raise UsageError("this analysis was closed: start a new one")
+        return self.con
 
     # -- T ---------------------------------------------------------------------
 
@@ -75,7 +84,7 @@ class Namespace:
         """Install T (default: the end of the log set) as the macro ``rc_as_of()``;
         T as the text it was given in, and as a naive UTC datetime."""
         if as_of is None:
-            rows = self.con.execute(
+            rows = self.cursor.execute(
                 f"SELECT CAST(end_of_log AS VARCHAR) FROM ({load('end_of_log')})"
             ).fetchall()
             end = rows[0] if rows else None
@@ -85,7 +94,7 @@ class Namespace:
         else:
             text = _as_text(as_of)
         try:
-            rows = self.con.execute(
+            rows = self.cursor.execute(
                 "SELECT CAST(CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS) AS VARCHAR),"
                 " CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS)",
                 {"t": text},
@@ -97,7 +106,7 @@ class Namespace:
         # groups). The text is DuckDB's own rendering of a TIMESTAMP_NS, no quote in it.
         if "'" in literal:
             raise AssertionError(f"unexpected rendering of T: {literal!r}")
-        self.con.execute(f"CREATE OR REPLACE TEMP MACRO rc_as_of() AS TIMESTAMP_NS '{literal}'")
+        self.cursor.execute(f"CREATE OR REPLACE TEMP MACRO rc_as_of() AS TIMESTAMP_NS '{literal}'")
         return text, value
 
     # -- running ---------------------------------------------------------------
@@ -117,7 +126,7 @@ class Namespace:
         """Run ``sql`` (the named ``query``, for step ``step``), timed."""
         with self.timed(query):
             try:
-                return self.con.execute(sql, dict(params) if params else None)
+                return self.cursor.execute(sql, dict(params) if params else None)
             except duckdb.Error as error:
                 raise engine_failure(error, step=step, query=query) from error
 
@@ -166,7 +175,7 @@ class Namespace:
             f"CAST(NULL AS {resolve(c.type, self.coordinate)}) AS {quote_identifier(c.name)}"
             for c in table.columns
         )
-        return self.con.sql(f"SELECT {select} WHERE false").to_arrow_table()
+        return self.cursor.sql(f"SELECT {select} WHERE false").to_arrow_table()
 
     def union(self, union: Union) -> None:
         """``union``'s table: its parts' rows, each column cast to the declared type."""
@@ -191,26 +200,17 @@ class Namespace:
         if count:
             raise engine_fault(guard.message.format(count=count), step=guard.name)
 
-    def scalars(self, step: str, query: str, values: Mapping[str, Any]) -> dict[str, Any]:
-        """The one row of a named query, by column."""
-        sql = load(query)
-        params = {k: v for k, v in values.items() if k in parameters(sql)}
-        cursor = self.execute(step, query, sql, params)
-        names = [d[0] for d in cursor.description or ()]
-        row = cursor.fetchone()
-        return dict(zip(names, row or (None,) * len(names), strict=True))
-
     def put(self, name: str, data: pa.Table) -> None:
         """A working table with ``data``'s rows (a table given, or an input)."""
         view = f"rc_given_{name}"
-        self.con.register(view, data)
+        self.cursor.register(view, data)
         try:
-            self.con.execute(
+            self.cursor.execute(
                 f"CREATE OR REPLACE TEMP TABLE {quote_identifier(name)} AS"
                 f" FROM {quote_identifier(view)}"
             )
         finally:
-            self.con.unregister(view)
+            self.cursor.unregister(view)
 
     def put_cast(self, table: Table, data: pa.Table) -> None:
         """``table`` with ``data``'s rows, each column cast to its declared type."""
@@ -220,32 +220,32 @@ class Namespace:
             f" AS {quote_identifier(c.name)}"
             for c in table.columns
         )
-        self.con.register(view, data)
+        self.cursor.register(view, data)
         try:
-            self.con.execute(
+            self.cursor.execute(
                 f"CREATE OR REPLACE TEMP TABLE {quote_identifier(table.name)} AS"
                 f" SELECT {select} FROM {quote_identifier(view)}"
             )
         finally:
-            self.con.unregister(view)
+            self.cursor.unregister(view)
 
     def drop(self, name: str) -> None:
         """Drop a working table or view, whichever ``name`` is."""
-        kinds = self.con.execute(
+        kinds = self.cursor.execute(
             "SELECT 'VIEW' FROM duckdb_views() WHERE temporary AND view_name = $name"
             " UNION ALL"
             " SELECT 'TABLE' FROM duckdb_tables() WHERE temporary AND table_name = $name",
             {"name": name},
         ).fetchall()
         for (kind,) in kinds:
-            self.con.execute(f"DROP {kind} {quote_identifier(name)}")
+            self.cursor.execute(f"DROP {kind} {quote_identifier(name)}")
 
     def arrow(self, name: str, order: str = "") -> pa.Table:
         """A working table's rows (in ``order``, an ORDER BY list of its columns)."""
         sql = f"FROM {quote_identifier(name)}" + (f" ORDER BY {order}" if order else "")
         with self.timed(f"(read {name})"):
             try:
-                return self.con.sql(sql).to_arrow_table()
+                return self.cursor.sql(sql).to_arrow_table()
             except duckdb.Error as error:
                 raise engine_failure(error, step=name, query="(read)") from error
 
@@ -254,7 +254,7 @@ class Namespace:
         sql = load(query)
         with self.timed(query):
             try:
-                return self.con.sql(sql, params=dict(params) or None).to_arrow_table()
+                return self.cursor.sql(sql, params=dict(params) or None).to_arrow_table()
             except duckdb.Error as error:
                 raise engine_failure(error, step=query, query=query) from error
 

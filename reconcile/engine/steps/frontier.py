@@ -239,7 +239,7 @@ CLAIMED: tuple[Producer, ...] = (
         "frontier/claim_counts",
         table(
             "rc_claimed_counts",
-            "scope_id VARCHAR, idx BIGINT, no_cert HUGEINT, unknown INTEGER, incomparable INTEGER",
+            "scope_id VARCHAR, idx BIGINT, no_cert HUGEINT, unknown HUGEINT, incomparable HUGEINT",
             "per instant: members without a claim, with an unknown endpoint, in another ordering",
         ),
         reads=("rc_claim_segments", "rc_instants"),

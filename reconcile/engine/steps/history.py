@@ -67,7 +67,7 @@ PROVIDER_STEPS = Step(
         "scope_id VARCHAR, partition_id VARCHAR, from_t TIMESTAMP_NS, cert CERT",
         "the provider certificate as a step function: its value from from_t on (§4.9)",
     ),
-    reads=("rc_partitions", "rc_counting_pages", "receipts", "snapshot", "snapshot_bounds"),
+    reads=("rc_partitions", "rc_counting_pages", "snapshot_bounds"),
 )
 
 CLAIM_STEPS = Step(

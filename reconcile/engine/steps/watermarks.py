@@ -123,7 +123,15 @@ EVENT_LEVEL = Sliced(
         reads=("rc_partitions", "rc_slices"),
         params=("slice",),
     ),
-    bounds="watermarks/slice_bounds",
+    bounds=Step(
+        "watermarks/slice_bounds",
+        table(
+            "rc_slice_bounds",
+            "slice_first VARCHAR, slice_last VARCHAR",
+            "one row: the first and last partition_id of the slice being run",
+        ),
+        reads=("rc_slice",),
+    ),
     each=(
         Step(
             "watermarks/receipt_events",
@@ -223,7 +231,7 @@ EVENT_LEVEL = Sliced(
                 _KNOWN_EVENTS_COLUMNS,
                 "one row per known event not settled by its first receipt",
             ),
-            reads=("rc_known_events", "rc_event_summary", "rc_committed", "rc_page_status"),
+            reads=("rc_known_events",),
         ),
     ),
 )

@@ -1,0 +1,131 @@
+"""Analyses of one log set stand side by side: each in a namespace of its own.
+
+A notebook investigation holds several analyses of one log set at once, at
+different times T. Each must give what a fresh analysis at its T gives, whatever
+the others did before or in between, and none leaves its working tables in the
+user's connection.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from reconcile import open_logset
+from reconcile.audit import AuditSettings
+from reconcile.audit.findings import findings
+from reconcile.engine import Analysis
+from reconcile.errors import ReconcileError
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+TIMES = ["2026-01-01T00:00:03", "2026-01-01T00:10:00", None]
+
+
+def _results(analysis: Analysis) -> dict[str, pl.DataFrame]:
+    return {
+        "watermarks": analysis.watermarks(),
+        "frontiers": analysis.frontiers(),
+        "frontier_history": analysis.frontier_history(),
+        "findings": findings(analysis),
+    }
+
+
+def _fresh(name: str, as_of: str | None) -> dict[str, pl.DataFrame]:
+    with open_logset(DATA / name) as logset, Analysis(logset, as_of) as analysis:
+        return _results(analysis)
+
+
+@pytest.mark.parametrize("name", ["faults", "timestamps"])
+def test_three_analyses_side_by_side_equal_three_fresh_ones(name: str) -> None:
+    with open_logset(DATA / name) as logset:
+        if name == "timestamps":
+            times: list[str | None] = ["2026-01-01T00:00:02", "2026-01-01T00:00:05", None]
+        else:
+            times = list(TIMES)
+        analyses = [Analysis(logset, t) for t in times]
+        # interleaved: each asks for a little, then the next, then all again
+        for analysis in analyses:
+            analysis.watermarks()
+        got = [_results(a) for a in reversed(analyses)][::-1]
+        ends = [a.as_of for a in analyses]
+    for t, result in zip(times, got, strict=True):
+        want = _fresh(name, t)
+        for table, frame in want.items():
+            assert result[table].equals(frame), (t, table)
+    assert ends[0] < ends[1] < ends[2]
+    # the times differ enough to change the answers
+    assert not got[0]["watermarks"].equals(got[2]["watermarks"])
+
+
+def test_a_later_analysis_does_not_change_an_earlier_one() -> None:
+    """The case found: an analysis at T, then a second at the end of the log set;
+    the first still answers at T."""
+    with open_logset(DATA / "faults") as logset:
+        early = Analysis(logset, TIMES[0])
+        Analysis(logset).watermarks()
+        marks = early.watermarks()
+        assert early.as_of.isoformat() == "2026-01-01T00:00:03"
+        assert set(marks["as_of"].to_list()) == {early.as_of}
+    assert marks.equals(_fresh("faults", TIMES[0])["watermarks"])
+
+
+def test_settings_belong_to_their_analysis() -> None:
+    """Two stall thresholds side by side: each analysis applies its own."""
+    with open_logset(DATA / "stuck") as logset:
+        strict = Analysis(logset, settings=AuditSettings(stall_minutes=1))
+        lenient = Analysis(logset, settings=AuditSettings(stall_minutes=10_000))
+        stalled = [
+            findings(a).filter(pl.col("rule") == "stalled_partition").height
+            for a in (strict, lenient)
+        ]
+    assert stalled[0] > 0
+    assert stalled[1] == 0
+
+
+def test_the_user_s_connection_shows_the_contract_s_tables_only() -> None:
+    with open_logset(DATA / "faults") as logset:
+        before = sorted(r[0] for r in logset.con.sql("SHOW TABLES").fetchall())
+        with Analysis(logset) as analysis:
+            analysis.frontier_history()
+            findings(analysis)
+            during = sorted(r[0] for r in logset.con.sql("SHOW TABLES").fetchall())
+            temporary = logset.con.sql(
+                "SELECT count(*) FROM duckdb_tables() WHERE temporary"
+            ).fetchall()
+    assert before == during
+    assert "checkpoints" in during
+    assert not [t for t in during if t.startswith("rc_")]
+    assert temporary == [(0,)]
+
+
+def test_a_closed_analysis_says_so() -> None:
+    with open_logset(DATA / "example") as logset:
+        analysis = Analysis(logset)
+        analysis.watermarks()
+        analysis.close()
+        with pytest.raises(ReconcileError, match="closed"):
+            analysis.frontiers()
+
+
+def test_timelines_follow_the_partitions_asked_for() -> None:
+    """Asking for other partitions recomputes what depends on them: never the
+    previous partitions' timelines."""
+    with open_logset(DATA / "faults") as logset, Analysis(logset) as analysis:
+        partitions = analysis.read("rc_partitions").select("scope_id", "partition_id")
+        first, second = partitions.head(1), partitions.slice(1, 2)
+        analysis.history(first)
+        again = analysis.history(second)
+        with Analysis(logset) as fresh:
+            want = fresh.history(second)
+    assert again.equals(want)
+    assert set(again["partition_id"].to_list()) == set(second["partition_id"].to_list())
+
+
+def test_asking_for_an_unknown_table_is_an_error() -> None:
+    with open_logset(DATA / "example") as logset, Analysis(logset) as analysis:
+        with pytest.raises(ReconcileError, match="not a working table"):
+            analysis.read("rc_nothing")
+        with pytest.raises(ReconcileError, match="not an input"):
+            analysis.put("rc_watermarks", pl.DataFrame())
