@@ -132,7 +132,8 @@ def test_bundled_log_sets_audit_the_same(spark: SparkSession, name: str) -> None
         for producer in REGISTRY.producers_of(table)
         for step in getattr(producer, "steps", (producer,))
     }
-    assert ran & partition_phase == {"watermarks/scopes"}  # rc_scopes: per scope
+    assert not ran & partition_phase
+    assert "watermarks/scopes" in ran  # rc_scopes: per scope
     # and no query of theirs read receipts: the buckets' tasks evaluated the points,
     # ran the partition rules and drew the timelines
     assert "audit/published_regressed" in ran or "audit/stalled_partition" in ran
