@@ -22,6 +22,8 @@ from datetime import datetime
 from enum import StrEnum
 
 Coordinate = int | datetime
+INT64_MIN = -(2**63)
+"""The lowest int64 coordinate: it has no predecessor."""
 
 
 class Domain(StrEnum):
@@ -58,14 +60,18 @@ INFINITE = Certificate(None, None)
 def normalize(cert: Certificate, domain: Domain) -> Certificate:
     """The certificate in the form outputs state it.
 
-    Discrete: an exclusive ``v`` becomes inclusive ``v - 1``. Dense, ``+inf`` and
-    unknown endpoints: unchanged.
+    Discrete: an exclusive ``v`` becomes inclusive ``v - 1``, except at ``INT64_MIN``,
+    which has no predecessor among int64 coordinates: ``(INT64_MIN, exclusive)``
+    certifies nothing and stays exclusive (below every other certificate). Dense,
+    ``+inf`` and unknown endpoints: unchanged.
     """
     if cert.infinite:
         return INFINITE
     if domain is Domain.DISCRETE and cert.inclusive is False:
         if not isinstance(cert.through, int) or isinstance(cert.through, bool):
             raise TypeError(f"a discrete domain has integer coordinates, not {cert.through!r}")
+        if cert.through == INT64_MIN:
+            return cert
         return Certificate(cert.through - 1, True)
     return cert
 
@@ -124,7 +130,8 @@ def coverage_leaves_no_gap(
     assert norm.through is not None
     if domain is Domain.DISCRETE:
         assert isinstance(norm.through, int) and isinstance(coverage_from, int)
-        return coverage_from <= norm.through + 1
+        # (INT64_MIN, exclusive), the one discrete cutover left exclusive, covers nothing
+        return coverage_from <= norm.through + (1 if norm.inclusive else 0)
     return coverage_from <= norm.through  # type: ignore[operator]
 
 

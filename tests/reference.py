@@ -19,16 +19,20 @@ from typing import Any
 Row = Mapping[str, Any]
 Tables = Mapping[str, Sequence[Row]]
 INF = ("inf", None)
+INT64_MIN = -(2**63)
 
 
 # --- certificates --------------------------------------------------------------------
 
 
 def normalize(cert: Any, discrete: bool) -> Any:
+    """Discrete: exclusive ``v`` is inclusive ``v - 1``, except at INT64_MIN, which has
+    no predecessor among the coordinates: ``(INT64_MIN, exclusive)`` certifies nothing
+    and stays exclusive (below every other certificate, as no value lies under it)."""
     if cert is None or cert == INF:
         return cert
     through, inclusive = cert
-    if discrete and inclusive is False:
+    if discrete and inclusive is False and through != INT64_MIN:
         return (through - 1, True)
     return cert
 
@@ -465,8 +469,11 @@ def changes(tables: Tables, scope: str) -> list[dict[str, Any]]:
                             and row["role"] == "member"
                             and row.get("coverage_from") is not None
                         ):
-                            c_through, _ = normalize((cut, cut_incl), discrete)
-                            limit = c_through + 1 if discrete else c_through
+                            # discrete: C.through + 1 with C inclusive; the one discrete
+                            # cutover left exclusive, (INT64_MIN, exclusive), needs
+                            # coverage from INT64_MIN itself
+                            c_through, c_incl = normalize((cut, cut_incl), discrete)
+                            limit = c_through + 1 if discrete and c_incl else c_through
                             ok = row["coverage_from"] <= limit
                         elif kind == "leave" and row["role"] == "retiring":
                             seal = (row.get("sealed_through"), row.get("sealed_inclusive"))

@@ -14,6 +14,14 @@ from hypothesis import strategies as st
 
 T0 = datetime(2026, 1, 1)
 OUTCOMES = ["committed", "committed", "dead_lettered", "failed", "ineligible"]
+# The coordinates drawn are 0..SPAN (positions 0..8, pages up to 3 wider), moved by
+# ``extreme`` to the lowest or highest values of the coordinate type: INT64_MIN
+# upwards or up to INT64_MAX; for timestamps, the first or last microseconds that
+# TIMESTAMP_NS (the engine's time type) holds.
+SPAN = 11
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+TS_LO = datetime(1677, 9, 21, 0, 12, 43, 145225)
+TS_HI = datetime(2262, 4, 11, 23, 47, 16, 854775)
 
 
 def moment(seconds: int) -> datetime:
@@ -21,12 +29,19 @@ def moment(seconds: int) -> datetime:
 
 
 @st.composite
-def logsets(draw: st.DrawFn, *, timestamps: bool | None = None) -> dict[str, Any]:
-    """A dict with ``tables`` (rows per table) and ``coordinate`` (int64/timestamp)."""
+def logsets(
+    draw: st.DrawFn, *, timestamps: bool | None = None, extreme: str | None = None
+) -> dict[str, Any]:
+    """A dict with ``tables`` (rows per table) and ``coordinate`` (int64/timestamp).
+
+    ``extreme`` ("low" or "high") puts every coordinate at the low or high end of its
+    type (see SPAN); times stay where they are."""
     ts = draw(st.booleans()) if timestamps is None else timestamps
+    int_base = {None: 0, "low": INT64_MIN, "high": INT64_MAX - SPAN}[extreme]
+    ts_base = {None: T0, "low": TS_LO, "high": TS_HI - timedelta(minutes=SPAN)}[extreme]
 
     def coord(value: int) -> Any:
-        return T0 + timedelta(minutes=value) if ts else value
+        return ts_base + timedelta(minutes=value) if ts else int_base + value
 
     times = st.integers(min_value=0, max_value=12)
     positions = st.integers(min_value=0, max_value=8)

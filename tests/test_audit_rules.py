@@ -3,7 +3,9 @@ twin that must not."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -355,3 +357,36 @@ def test_overclaim_causes(tmp_path: Path) -> None:
 def test_stall_threshold_is_a_setting(tmp_path: Path) -> None:
     assert found(tmp_path / "a", stalled_partition(False), "stalled_partition", stall_minutes=2)
     assert not found(tmp_path / "b", stalled_partition(True), "stalled_partition", stall_minutes=60)
+
+
+def _stall_to_the_end(end: float) -> Tables:
+    """A's claim (the frontier) is unchanged from t0; B's last won write, at 9:56,
+    leaves the frontier as it is; the log ends at ``end`` seconds on B's receipt."""
+    return {
+        "checkpoints": [
+            checkpoint("A", 1, 10, written=0),
+            checkpoint("B", 1, 20, written=0),
+            checkpoint("B", 2, 30, written=300),
+            checkpoint("B", 3, 40, written=596),
+        ],
+        "receipts": [receipt("e1", 1, partition="B", recorded=end)],
+    }
+
+
+def test_a_stall_still_running_at_the_end_of_the_log_is_measured_to_it(tmp_path: Path) -> None:
+    """Issue 18 §4: the stay lasts from t0 to T (10:10), past the last evaluation
+    instant (9:56): 610 s above a 10-minute threshold."""
+    rows = found(tmp_path, _stall_to_the_end(610), "stalled_partition")
+    assert [(r["partition_id"], r["at"]) for r in rows] == [("A", at(0).replace(tzinfo=None))]
+    evidence = json.loads(rows[0]["evidence"])
+    assert evidence["seconds"] == 610
+    assert evidence["claimed_through"] == 10
+    assert datetime.fromisoformat(evidence["since"]) == at(0).replace(tzinfo=None)
+    assert datetime.fromisoformat(evidence["until"]) == at(610).replace(tzinfo=None)
+
+
+def test_a_stall_ending_with_the_log_under_the_threshold_is_not_reported(
+    tmp_path: Path,
+) -> None:
+    """The same stay, with the log ending at 9:59: 599 s, under 10 minutes."""
+    assert found(tmp_path, _stall_to_the_end(599), "stalled_partition") == []

@@ -49,6 +49,23 @@ def run(case: dict[str, Any], as_of: Any) -> tuple[list[dict[str, Any]], list[di
 @settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=logsets(), cut=st.one_of(st.none(), st.integers(0, 12)))
 def test_frontiers_and_history_match_reference(case: dict[str, Any], cut: int | None) -> None:
+    check_frontiers(case, cut)
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    case=st.sampled_from(["low", "high"]).flatmap(lambda end: logsets(extreme=end)),
+    cut=st.one_of(st.none(), st.integers(0, 12)),
+)
+def test_frontiers_and_history_match_reference_at_the_extremes(
+    case: dict[str, Any], cut: int | None
+) -> None:
+    """The same with every coordinate at the low or high end of its type (cutovers,
+    coverage_from and seals included)."""
+    check_frontiers(case, cut)
+
+
+def check_frontiers(case: dict[str, Any], cut: int | None) -> None:
     as_of = None if cut is None else moment(cut)
     tables = {k: v for k, v in case["tables"].items() if v}
     got_now, got_history = run(case, as_of)

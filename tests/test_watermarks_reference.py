@@ -77,6 +77,19 @@ def test_engine_matches_reference(case: dict[str, Any], cut: int | None) -> None
     compare(engine_rows(tables, case["coordinate"], as_of), expected_rows(tables, as_of))
 
 
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    case=st.sampled_from(["low", "high"]).flatmap(lambda end: logsets(extreme=end)),
+    cut=st.one_of(st.none(), st.integers(0, 12)),
+)
+def test_engine_matches_reference_at_the_extremes(case: dict[str, Any], cut: int | None) -> None:
+    """The same with every coordinate at the low or high end of its type (INT64_MIN
+    upwards, up to INT64_MAX; the ends of TIMESTAMP_NS)."""
+    as_of = None if cut is None else moment(cut)
+    tables = case["tables"]
+    compare(engine_rows(tables, case["coordinate"], as_of), expected_rows(tables, as_of))
+
+
 @settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=logsets(), cut=st.integers(0, 12))
 def test_as_of_equals_the_log_set_cut_at_that_time(case: dict[str, Any], cut: int) -> None:

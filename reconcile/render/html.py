@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import html
 import json
+import math
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -146,7 +147,13 @@ class _TimeAxis:
 
 class _Scale:
     def __init__(self, lo: float, hi: float, a: float, b: float) -> None:
-        self.lo, self.hi, self.a, self.b = lo, hi if hi > lo else lo + 1, a, b
+        if not hi > lo:
+            hi = lo + 1
+            if not hi > lo:
+                # lo + 1 is lo itself near the int64 extremes: a few floats apart, inward
+                step = 4 * math.ulp(lo)
+                lo, hi = (lo - step, lo) if lo > 0 else (lo, lo + step)
+        self.lo, self.hi, self.a, self.b = lo, hi, a, b
 
     def __call__(self, value: float) -> float:
         share = (value - self.lo) / (self.hi - self.lo)

@@ -2,10 +2,15 @@
 -- through, i 1 inclusive / 0 exclusive. Struct order is certificate order once a
 -- discrete exclusive bound is restated inclusively. NULL stands for +inf in the
 -- "lower of" and "min" computations, and is never a certificate by itself.
+-- A discrete exclusive bound at the lowest value (INT64_MIN, which has no
+-- predecessor) certifies nothing and stays exclusive: {INT64_MIN, 0}, below every
+-- other certificate, as no inclusive value lies under it; outputs write it as
+-- through INT64_MIN, inclusive false.
 CREATE OR REPLACE TEMP MACRO rc_cert(v, incl, discrete) AS
     CASE
         WHEN v IS NULL THEN NULL
-        WHEN discrete AND NOT coalesce(incl, true) THEN {'v': rc_pred(v), 'i': 1}
+        WHEN discrete AND NOT coalesce(incl, true) AND rc_pred(v) < v
+            THEN {'v': rc_pred(v), 'i': 1}
         ELSE {'v': v, 'i': CASE WHEN coalesce(incl, true) THEN 1 ELSE 0 END}
     END;
 -- (b, exclusive): the certificate a blocking position b gives.

@@ -1,5 +1,6 @@
--- Coordinate helpers for timestamp coordinates (always a dense domain: rc_pred is
--- never applied; it is defined so that shared queries type-check).
+-- Coordinate helpers for timestamp coordinates (always a dense domain: rc_pred and
+-- rc_succ are never applied; they are defined so that shared queries type-check, and
+-- rc_pred(v) = v says that no predecessor is assumed).
 CREATE OR REPLACE TEMP MACRO rc_pred(v) AS v;
 CREATE OR REPLACE TEMP MACRO rc_num(v) AS epoch_ns(v);
 CREATE OR REPLACE TEMP MACRO rc_succ(v) AS v;

@@ -23,8 +23,11 @@ islands AS (
     FROM limiting
 ),
 stays AS (
+    -- until: the instant after the island's last, or T after the scope's last
+    -- instant (next_t null: arg_max_null keeps that null, where arg_max skipped it
+    -- and cut the stay short at the last instant)
     SELECT scope_id, partition_id, v, min(t) AS since,
-           coalesce(arg_max(next_t, k), rc_as_of()) AS until
+           coalesce(arg_max_null(next_t, k), rc_as_of()) AS until
     FROM islands
     GROUP BY scope_id, partition_id, v, island
 ),

@@ -3,6 +3,10 @@
 -- `member` row, in epoch a or later, whose coverage_from leaves no gap with a's
 -- cutover C; one leaving at epoch d needs a `retiring` row, in d or later, sealed at
 -- or above d's cutover. A cutover or seal with an unknown endpoint proves nothing.
+-- No gap: dense, coverage_from <= C.through; discrete, coverage_from <= C.through + 1
+-- with C inclusive (rc_succ compares in HUGEINT: INT64_MAX has a successor), and
+-- coverage_from <= INT64_MIN for the one discrete cutover that stays exclusive,
+-- (INT64_MIN, exclusive), which certifies nothing.
 WITH ordered AS (
     SELECT
         scope_id,
@@ -49,7 +53,7 @@ SELECT
           AND NOT c.cutover_unknown AND c.cutover IS NOT NULL
           AND CASE c.change
               WHEN 'join' THEN r.role = 'member' AND r.coverage_from IS NOT NULL AND (
-                  CASE WHEN c.discrete THEN r.coverage_from <= rc_succ(c.cutover.v)
+                  CASE WHEN c.discrete AND c.cutover.i = 1 THEN r.coverage_from <= rc_succ(c.cutover.v)
                        ELSE r.coverage_from <= c.cutover.v END)
               ELSE r.role = 'retiring' AND NOT r.seal_unknown AND r.seal IS NOT NULL
                    AND r.seal >= c.cutover

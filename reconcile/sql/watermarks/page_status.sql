@@ -16,7 +16,9 @@ geometry AS (
     SELECT
         pk,
         min(rc_num(min_position)) AS base,
-        greatest(1, CAST(median(rc_num(max_position) - rc_num(min_position)) AS BIGINT) + 1) AS width
+        -- the span in HUGEINT, the width capped (4e18 + 1): no int64 span overflows
+        greatest(1, CAST(least(median(CAST(rc_num(max_position) AS HUGEINT) - rc_num(min_position)), 4e18)
+                         AS BIGINT) + 1) AS width
     FROM page
     GROUP BY pk
 ),
