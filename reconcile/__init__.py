@@ -13,7 +13,14 @@ The library API, shared by the ``reconcile`` command and notebooks:
 from reconcile.api import open_logset
 from reconcile.db import EngineConfig
 from reconcile.engine import Analysis, watermarks
-from reconcile.errors import InputError, InvalidLogSet, ReconcileError, UsageError
+from reconcile.errors import (
+    InputError,
+    InternalError,
+    InvalidLogSet,
+    ReconcileError,
+    ResourceError,
+    UsageError,
+)
 from reconcile.logset.load import LogSet
 from reconcile.validate import ValidationReport, validate_logset
 
@@ -21,9 +28,11 @@ __all__ = [
     "Analysis",
     "EngineConfig",
     "InputError",
+    "InternalError",
     "InvalidLogSet",
     "LogSet",
     "ReconcileError",
+    "ResourceError",
     "UsageError",
     "ValidationReport",
     "open_logset",

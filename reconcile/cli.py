@@ -1,18 +1,35 @@
 """The ``reconcile`` command: argument parsing, rendering, and exit codes.
 
-Exit codes are decided here and nowhere else: 0 success (no finding at or above
-``--fail-on``), 1 findings at or above it, 2 input that cannot be read or is invalid
-(and for a wrong command line, as argparse does).
+Exit codes are decided here and nowhere else (:func:`failure` maps an error to its
+status and its message), one meaning each:
+
+* 0: done; for ``audit``, no finding at or above ``--fail-on``;
+* 1: ``audit`` found findings at or above ``--fail-on``;
+* 2: the input or the command line is wrong: a log set that cannot be read or breaks
+  the contract (``validate`` reports it), a bad mapping, option or argument;
+* 3: an internal error: the reconciler's own fault (please report it), or a Spark job
+  that failed;
+* 4: out of memory or of spill space: set ``--memory-limit``, ``--threads`` or
+  ``--temp-dir``;
+* 130: interrupted (Ctrl-C).
+
+An error prints one line on stderr that names the step that failed (and the query,
+where known); no Python traceback unless ``--debug`` asks for it.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
+import errno
 import sys
-from collections.abc import Sequence
+import traceback
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import duckdb
 import polars as pl
 
 from reconcile.api import open_logset
@@ -21,7 +38,16 @@ from reconcile.audit.findings import SEVERITIES
 from reconcile.audit.report import check_target, write_report
 from reconcile.db import EngineConfig
 from reconcile.engine import Analysis, watermarks
-from reconcile.errors import InputError, InvalidLogSet, ReconcileError, UsageError
+from reconcile.errors import (
+    InputError,
+    InternalError,
+    InvalidLogSet,
+    ReconcileError,
+    ResourceError,
+    UsageError,
+    classify_engine_error,
+    first_line,
+)
 from reconcile.mapping.suggest import suggest_mapping
 from reconcile.progress import Progress, StepClock, Steps, write_profile
 from reconcile.render.audit_text import render_audit_text
@@ -44,6 +70,22 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_INVALID = 2
+EXIT_INTERNAL = 3
+EXIT_RESOURCES = 4
+EXIT_INTERRUPTED = 130
+
+EXIT_STATUSES = """\
+exit status:
+  0    done; for audit, no finding at or above --fail-on
+  1    audit: findings at or above --fail-on
+  2    invalid input or usage: a log set that cannot be read or breaks the
+       contract, a bad mapping, option or argument
+  3    internal error: the reconciler's own fault (please report it; --debug
+       shows the traceback), or a Spark job that failed
+  4    out of memory or spill space: set --memory-limit, --threads or --temp-dir
+  130  interrupted"""
+
+DEBUG_HELP = "on an error, show Python's traceback too (for a report of it)"
 
 LOGSET_HELP = (
     "the log set directory (with --engine spark, also a URL Spark's Hadoop file systems"
@@ -133,7 +175,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="reconcile",
         description="Reconcile paginated event ingestion logs: watermarks, frontiers, audits.",
+        epilog=EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     validate = commands.add_parser(
@@ -141,7 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="check a log set against the contract",
         description="Check every table of a log set against its schema and the rules of the"
         " contract; report every problem with table, file, column and example rows."
-        " Exit 0 when valid, 2 when not.",
+        " Exit 0 when valid, 2 when not (3: an internal error, 4: out of memory or"
+        " spill space).",
     )
     validate.add_argument("logset", metavar="LOGSET", help=LOGSET_HELP)
     validate.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -173,7 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
         " CONTRACT.md §5, write the report directory (watermarks, frontiers,"
         " frontier_history and findings as Parquet, summary.json, report.html) atomically,"
         " and print a summary. Exit 0 when no finding is at or above --fail-on, 1 when one"
-        " is, 2 when the log set cannot be read or is invalid (nothing is written then).",
+        " is, 2 when the log set cannot be read or is invalid, 3 on an internal error, 4"
+        " out of memory or spill space (nothing is written on 2, 3 or 4).",
     )
     auditing.add_argument("logset", metavar="LOGSET", help=LOGSET_HELP)
     auditing.add_argument(
@@ -295,13 +342,18 @@ def build_parser() -> argparse.ArgumentParser:
         " and JSON Lines), with the reconcile.toml mapping that reads it",
     )
     simulate.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    for command in [*commands.choices.values(), *mapping_commands.choices.values()]:
+        # also after the command; given there only (the top level's default stays)
+        command.add_argument(
+            "--debug", action="store_true", default=argparse.SUPPRESS, help=DEBUG_HELP
+        )
     return parser
 
 
 def _spark(args: argparse.Namespace) -> SparkEngine:
     from reconcile.spark.listing import is_remote  # noqa: PLC0415
     from reconcile.spark.run import SparkEngine  # noqa: PLC0415 (optional dependency)
-    from reconcile.spark.session import spark_session  # noqa: PLC0415
+    from reconcile.spark.session import quiet, spark_session  # noqa: PLC0415
 
     conf = {}
     for item in args.spark_conf:
@@ -316,8 +368,11 @@ def _spark(args: argparse.Namespace) -> SparkEngine:
             "--mapping reads a local log set only (a folder the driver and the executors"
             f" read): {args.logset} is a URL"
         )
+    session = spark_session(args.spark_master, conf)
+    if not args.debug:
+        quiet(session)
     return SparkEngine(
-        spark_session(args.spark_master, conf),
+        session,
         args.logset,
         buckets=args.spark_buckets,
         mapping=args.mapping,
@@ -382,11 +437,11 @@ AUDIT_STEPS = [
 SPARK_AUDIT_STEPS = ["read the files", "audit the scopes", "report"]
 
 
-def _audit(args: argparse.Namespace) -> int:
+def _audit(args: argparse.Namespace, clock: StepClock) -> int:
     check_target(args.out)
     spark = args.engine == "spark"
     steps = Steps(SPARK_AUDIT_STEPS if spark else AUDIT_STEPS)
-    clock = StepClock(steps.step)
+    clock.forward = steps.step
     try:
         if spark:
             clock.step("read the files")
@@ -401,12 +456,14 @@ def _audit(args: argparse.Namespace) -> int:
                     step=clock.step,
                 )
         clock.step("report")
-        facts = write_report(args.out, result, args.fail_on, html=render_html)
+        with _writing(args.out):
+            facts = write_report(args.out, result, args.fail_on, html=render_html)
         clock.stop()
     finally:
         steps.close()
     if args.profile is not None:
-        write_profile(args.profile, clock.seconds, result.timings)
+        with _writing(args.profile):
+            write_profile(args.profile, clock.seconds, result.timings)
     print(render_audit_text(result, facts, str(args.out)))
     return EXIT_FINDINGS if result.at_or_above(args.fail_on) else EXIT_OK
 
@@ -445,11 +502,12 @@ def _simulate(args: argparse.Namespace) -> int:
         bar.advance(done - bar.done, f"{done}/{total} partitions")
 
     try:
-        result = simulate(args.out, options, force=args.force, progress=progress)
+        with _writing(args.out):
+            result = simulate(args.out, options, force=args.force, progress=progress)
+            if args.layout == "foreign":
+                to_foreign(result.path)
     finally:
         bar.close()
-    if args.layout == "foreign":
-        to_foreign(result.path)
     rows = ", ".join(f"{name} {count:,}" for name, count in sorted(result.rows.items()))
     print(f"wrote {result.path}: {rows}")
     print(f"{result.faults} fault(s) injected; truth.json lists {result.findings} finding(s)")
@@ -467,14 +525,92 @@ def _map(args: argparse.Namespace) -> int:
         print(text, end="")
         return EXIT_OK
     temporary = args.out.with_name(f".{args.out.name}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(args.out)
+    with _writing(args.out):
+        temporary.write_text(text, encoding="utf-8")
+        temporary.replace(args.out)
     print(f"wrote {args.out}: check it, then run reconcile validate {folder}", file=sys.stderr)
     return EXIT_OK
 
 
+@contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """An error of the operating system's while writing ``path`` (an output the user
+    names) as the reconciler's: a full disk is a resource, anything else (a folder
+    that cannot be written) the user's to fix."""
+    try:
+        yield
+    except OSError as error:
+        reason = error.strerror or str(error)
+        if error.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise ResourceError(
+                f"cannot write {path}: {reason}",
+                resource="disk",
+                hint=f"free some space on the disk of {path}, or write elsewhere",
+            ) from error
+        where = f" ({error.filename})" if error.filename else ""
+        raise UsageError(f"cannot write {path}: {reason}{where}") from error
+
+
+def _interrupted(error: BaseException) -> bool:
+    """Ctrl-C: Python's, or DuckDB's (a running query ends in RuntimeError("Query
+    interrupted") in place of KeyboardInterrupt)."""
+    if isinstance(error, (KeyboardInterrupt, duckdb.InterruptException)):
+        return True
+    return isinstance(error, RuntimeError) and str(error) == "Query interrupted"
+
+
+def _from_spark(error: BaseException) -> bool:
+    return type(error).__module__.split(".")[0] in ("pyspark", "py4j")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def failure(error: BaseException, step: str | None = None, debug: bool = False) -> tuple[int, str]:
+    """The exit status for an error that ended a command in ``step``, and what to
+    print on stderr: the one place where errors become exit codes. Wrong input or
+    usage exits 2; want of memory or spill space 4; anything else, the reconciler's
+    own errors and unexpected ones alike, is an internal error (3), reported in one
+    line that asks for a report (``debug``: the traceback is printed too)."""
+    if _interrupted(error):
+        return EXIT_INTERRUPTED, "reconcile: interrupted"
+    if isinstance(error, InvalidLogSet):
+        return EXIT_INVALID, render_text(error.report)
+    if isinstance(error, (InputError, UsageError)):
+        return EXIT_INVALID, f"reconcile: {error}"
+    if isinstance(error, duckdb.Error):
+        error = classify_engine_error(error, step=step)
+    elif isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+        error = ResourceError(str(error), resource="disk", step=step)
+    elif _from_spark(error) and isinstance(error, Exception):
+        from reconcile.spark.run import spark_failure  # noqa: PLC0415 (optional dependency)
+
+        error = spark_failure(f"complete step {step}", error)
+    traceback_note = "" if debug else " (reconcile --debug ... shows the traceback)"
+    if isinstance(error, (ResourceError, InternalError)):
+        if error.step is None and step is not None:
+            error = copy.copy(error)
+            error.step = step
+        if isinstance(error, ResourceError):
+            return EXIT_RESOURCES, _one_line(f"reconcile: {error}")
+        return EXIT_INTERNAL, _one_line(f"reconcile: {error}{traceback_note}")
+    if isinstance(error, ReconcileError):
+        # neither the input nor resources: a Spark job that failed, an engine check
+        where = f" in step {step}" if step else ""
+        return EXIT_INTERNAL, _one_line(f"reconcile: error{where}: {error}{traceback_note}")
+    detail = type(error).__name__ + (f": {first_line(error)}" if str(error).strip() else "")
+    found = InternalError(detail, step=step)
+    return EXIT_INTERNAL, _one_line(f"reconcile: {found}{traceback_note}")
+
+
+def _command(args: argparse.Namespace) -> str:
+    return f"map {args.map_command}" if args.command == "map" else str(args.command)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    clock = StepClock()
     try:
         if args.command == "validate":
             return _validate(args)
@@ -485,22 +621,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "frontier":
             return _frontier(args)
         if args.command == "audit":
-            return _audit(args)
+            return _audit(args, clock)
         if args.command == "map":
             return _map(args)
         raise UsageError(f"unknown command {args.command}")
-    except InvalidLogSet as error:
-        print(render_text(error.report), file=sys.stderr)
-        return EXIT_INVALID
-    except InputError as error:
-        print(f"reconcile: {error}", file=sys.stderr)
-        return EXIT_INVALID
-    except UsageError as error:
-        print(f"reconcile: {error}", file=sys.stderr)
-        return EXIT_INVALID
-    except ReconcileError as error:
-        print(f"reconcile: {error}", file=sys.stderr)
-        return EXIT_INVALID
+    except (Exception, KeyboardInterrupt) as error:
+        if args.debug:
+            traceback.print_exception(error, file=sys.stderr)
+        status, message = failure(error, clock.current or _command(args), args.debug)
+        print(message, file=sys.stderr)
+        return status
 
 
 if __name__ == "__main__":

@@ -18,12 +18,21 @@ from pathlib import Path
 
 import duckdb
 
+from reconcile.errors import UsageError, first_line
+
 # The memory limit when none is given: 40 % of the memory this process may use (the
 # machine's, or its control group's when lower), at most 5 GB. DuckDB's own default
 # is 80 %; the process around it (Python, Arrow buffers, the report) needs the rest,
 # and peak resident memory runs about 10 % above DuckDB's limit.
 DEFAULT_MEMORY_SHARE = 0.4
 DEFAULT_MEMORY_CAP = 5 * 1000**3
+
+# The settings a user gives, by the options (and environment variables) that give them.
+_OPTIONS = {
+    "memory_limit": ("--memory-limit", "RECONCILE_MEMORY_LIMIT"),
+    "temp_directory": ("--temp-dir", "RECONCILE_TEMP_DIR"),
+    "threads": ("--threads", "RECONCILE_THREADS"),
+}
 
 
 def available_memory() -> int | None:
@@ -106,7 +115,17 @@ class Engine:
             settings["threads"] = config.threads
         for name, value in settings.items():
             # SET takes no bound parameters; the names are ours, values are quoted.
-            self.con.execute(f"SET {name} = {_literal(value)}")
+            try:
+                self.con.execute(f"SET {name} = {_literal(value)}")
+            except duckdb.Error as error:
+                self.close()
+                if name not in _OPTIONS:
+                    raise
+                option, variable = _OPTIONS[name]
+                raise UsageError(
+                    f"{name.replace('_', ' ')} {value!r} ({option} or {variable}):"
+                    f" {first_line(error)}"
+                ) from None
 
     def close(self) -> None:
         self.con.close()

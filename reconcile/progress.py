@@ -104,6 +104,11 @@ class StepClock:
         self._current: str | None = None
         self._started = time.perf_counter()
 
+    @property
+    def current(self) -> str | None:
+        """The step under way (None before the first and after :meth:`stop`)."""
+        return self._current
+
     def step(self, name: str) -> None:
         self.stop()
         self._current = name

@@ -128,8 +128,8 @@ def test_interrupted_write_keeps_the_earlier_report(
         raise KeyboardInterrupt
 
     monkeypatch.setattr("reconcile.cli.render_html", broken)
-    with pytest.raises(KeyboardInterrupt):
-        main(["audit", str(DATA / "faults"), "--out", str(out)])
+    code, _, err = run(capsys, str(DATA / "faults"), "--out", str(out))
+    assert (code, err) == (130, "reconcile: interrupted\n")
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]
 

@@ -24,6 +24,7 @@ import duckdb
 import pyarrow as pa
 
 from reconcile.db import quote_identifier, quote_literal
+from reconcile.errors import resource_error
 from reconcile.logset.discover import is_hidden, relative_name
 from reconcile.mapping.spec import (
     EPOCH_UNITS,
@@ -273,6 +274,9 @@ def bind_table(
                 csv_types[text] = "VARCHAR"
             rows = reader(con, files, fmt, csv_types, delimiter)
     except duckdb.Error as error:
+        resources = resource_error(error, step="read the mapping", query=f"[{spec.table}] files")
+        if resources is not None:
+            raise resources from error
         first = relative_name(root, files[0])
         raise MappingError(
             f"{where} files ({first}, ...) cannot be read as {fmt}: {error}"

@@ -23,6 +23,7 @@ from typing import Any
 import duckdb
 
 from reconcile.db import quote_identifier, quote_literal
+from reconcile.errors import resource_error
 from reconcile.logset.discover import is_hidden
 from reconcile.mapping.bind import FILE, ROW, reader
 from reconcile.mapping.names import (
@@ -314,6 +315,9 @@ class Suggester:
             try:
                 self.read_columns(source)
             except duckdb.Error as error:
+                resources = resource_error(error, step="map suggest", query=source.pattern)
+                if resources is not None:
+                    raise resources from error
                 notes.append(f"{source.pattern}: cannot be read as {source.format}: {error}")
                 continue
             if _in_contract_layout(source):

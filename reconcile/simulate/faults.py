@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
-from reconcile.errors import ReconcileError
+from reconcile.errors import UsageError
 from reconcile.simulate.keys import NONE, key
 from reconcile.simulate.plan import (
     BEFORE_CHECKPOINT,
@@ -37,7 +37,7 @@ from reconcile.simulate.truth import Expected, Injected
 STALL = 30 * 60 * SECOND
 
 
-class SimulationError(ReconcileError):
+class SimulationError(UsageError):
     """A requested run cannot be simulated as asked (try another seed or size)."""
 
 

@@ -17,7 +17,13 @@ from reconcile.audit import AuditResult
 from reconcile.audit.findings import sort_findings
 from reconcile.audit.phases import PARTITION_ONLY
 from reconcile.engine.registry import PARTITION_INPUTS
-from reconcile.errors import InvalidLogSet, ReconcileError, UsageError
+from reconcile.errors import (
+    InvalidLogSet,
+    ReconcileError,
+    ResourceError,
+    UsageError,
+    first_line,
+)
 from reconcile.mapping import LogMapping, resolve_mapping
 from reconcile.mapping.check import uncovered_values
 from reconcile.problems import Problem
@@ -56,13 +62,55 @@ DEFAULT_BUCKETS = 8
 
 
 class SparkJobFailed(ReconcileError):
-    """A Spark job of the engine failed (the cluster, not the log set)."""
+    """A Spark job of the engine failed (the cluster, not the log set): exit 3."""
 
 
 _OOM_HINT = (
-    " (raise the memory of Spark's executors, or of the driver in local mode:"
-    " --spark-conf spark.executor.memory=8g, --spark-conf spark.driver.memory=8g)"
+    "raise the memory of Spark's executors, or of the driver in local mode:"
+    " --spark-conf spark.executor.memory=8g, --spark-conf spark.driver.memory=8g"
 )
+_TASK_MEMORY_HINT = (
+    "each task's DuckDB ran out of memory: raise --memory-limit (it applies to each"
+    " task) within the executors' memory (--spark-conf spark.executor.memory=8g, or"
+    " spark.driver.memory in local mode), lower --threads, or split each scope into"
+    " more tasks with --spark-buckets"
+)
+_TASK_DISK_HINT = (
+    "each task's DuckDB spills into its executor's temporary folder: give it one with"
+    " more free space (--spark-conf spark.executorEnv.RECONCILE_TEMP_DIR=/a/big/disk),"
+    " or raise --memory-limit so that less spills"
+)
+# How a task's want of memory or spill space reads in the text of the worker's
+# exception that Spark passes on: DuckDB's exception, or the reconciler's for it.
+_TASK_MEMORY_MARKS = ("OutOfMemoryException", "Out of Memory Error", "ResourceError: out of memory")
+_TASK_DISK_MARKS = (
+    "max_temp_directory_size",
+    "No space left on device",
+    "Disk quota exceeded",
+    "ResourceError: disk full or not writable",
+)
+
+
+def spark_failure(what: str, error: Exception) -> ReconcileError:
+    """The reconciler's error for a Spark job that failed (``error``, from PySpark or
+    py4j): a :class:`ResourceError` when the JVM or a task's DuckDB ran out of memory
+    or spill space, else :class:`SparkJobFailed`; with the cause's first line."""
+    text = str(error)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    causes = [line for line in lines if "Error" in line or "Exception" in line]
+    cause = causes[-1] if causes else lines[0] if lines else type(error).__name__
+    if "ResourceError: " in cause:
+        # a task's own ResourceError: its words, without its hint (the one below is
+        # the Spark engine's)
+        cause = cause.split("ResourceError: ", 1)[1].split("; ", 1)[0]
+    message = f"Spark could not {what}: {cause[:500]}"
+    if "OutOfMemoryError" in text:  # the JVM's
+        return ResourceError(message, resource="memory", hint=_OOM_HINT)
+    if any(mark in text for mark in _TASK_DISK_MARKS):
+        return ResourceError(message, resource="disk", hint=_TASK_DISK_HINT)
+    if any(mark in text for mark in _TASK_MEMORY_MARKS):
+        return ResourceError(message, resource="memory", hint=_TASK_MEMORY_HINT)
+    return SparkJobFailed(message)
 
 
 @contextmanager
@@ -75,11 +123,7 @@ def spark_errors(what: str) -> Iterator[None]:
     except Exception as error:
         if type(error).__module__.split(".")[0] not in ("pyspark", "py4j"):
             raise
-        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-        causes = [line for line in lines if "Error" in line or "Exception" in line]
-        cause = (causes[-1] if causes else lines[0] if lines else type(error).__name__)[:500]
-        hint = _OOM_HINT if "OutOfMemoryError" in str(error) else ""
-        raise SparkJobFailed(f"Spark could not {what}: {cause}{hint}") from None
+        raise spark_failure(what, error) from error
 
 
 class SparkEngine:
@@ -366,7 +410,7 @@ def check_as_of(text: str) -> None:
         try:
             con.execute("SELECT CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS)", {"t": text})
         except duckdb.Error as error:
-            raise UsageError(f"--as-of {text!r} is not a timestamp: {error}") from None
+            raise UsageError(f"--as-of {text!r} is not a timestamp: {first_line(error)}") from None
 
 
 def validate(engine: SparkEngine, job: Job) -> ValidationReport:

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from reconcile.errors import resource_error
 from reconcile.logset.arrow_types import Kind, kind_of
 from reconcile.mapping.bind import MappedTable
 from reconcile.problems import Problem
@@ -204,6 +205,9 @@ def pieces(
         try:
             batches = _mapped_batches(source, content, rows_per_piece)
         except duckdb.Error as error:
+            resources = resource_error(error, step="read the files", query=source.relpath)
+            if resources is not None:
+                raise resources from error
             problem = _unreadable(source, error)
             yield {**problem, "bucket": 0} if buckets else problem
             return

@@ -111,3 +111,12 @@ def spark_session(master: str | None = None, conf: Mapping[str, str] | None = No
     session = builder.master(master or DEFAULT_MASTER).getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def quiet(session: SparkSession) -> None:
+    """Spark's own log off but for fatal errors: a task that fails is logged by its
+    executor (in local mode, on this terminal) with its Python traceback, where the
+    command says why in one line instead (``--debug`` keeps the log). A Spark Connect
+    session's log is the server's."""
+    if not type(session).__module__.startswith("pyspark.sql.connect"):
+        session.sparkContext.setLogLevel("FATAL")

@@ -9,9 +9,14 @@ it are not run, so that one fault is not reported again as many.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import duckdb
+
 from reconcile.db import Engine, EngineConfig
+from reconcile.errors import classify_engine_error
 from reconcile.logset.coordinate import coordinate_columns, infer_coordinate
 from reconcile.logset.discover import LogSetFiles
 from reconcile.logset.file_schemas import FileSchema, read_file_schemas
@@ -21,12 +26,29 @@ from reconcile.mapping.bind import MappedTable
 from reconcile.mapping.check import in_user_terms, uncovered_values
 from reconcile.mapping.discover import discover_with_mapping
 from reconcile.problems import Problem
-from reconcile.validate.data import check_rows, check_rule, check_unique
+from reconcile.validate.data import (
+    check_rows,
+    check_rule,
+    check_unique,
+    row_checks_query,
+    unreadable_mapped,
+)
 from reconcile.validate.report import TableRead, ValidationReport
 from reconcile.validate.structure import check_structure
 from reconcile_schemas import TABLES, load_rules
 
 DEFAULT_EXAMPLES = 5
+
+
+@contextmanager
+def _query(name: str) -> Iterator[None]:
+    """A DuckDB error in validation's query ``name`` as the reconciler's: for want of
+    memory or spill space a ResourceError, else an InternalError (a file that cannot
+    be read is found, and reported as a problem, where the files are read)."""
+    try:
+        yield
+    except duckdb.Error as error:
+        raise classify_engine_error(error, step="validate", query=name) from error
 
 
 def validate_logset(
@@ -80,19 +102,24 @@ def validate_files(
         for name, mapped in files.mapped.items():
             # a value map that misses a value: a mapping's tables have them
             if name not in skipped and isinstance(mapped, MappedTable):
-                uncovered = uncovered_values(engine.con, mapped, max_examples)
+                try:
+                    uncovered = uncovered_values(engine.con, mapped, max_examples)
+                except duckdb.Error as error:
+                    uncovered = unreadable_mapped(files, name, error, f"{name} value maps")
                 problems.extend(uncovered)
                 # a value the map lacks reads as null: not reported again as such
                 skipped.update(p.table for p in uncovered if p.table)
         logset = LogSet(files, file_schemas, coordinate, engine, skip=frozenset(skipped))
         scanned = [t for t in logset.present if t not in skipped and (scan is None or t in scan)]
         for table in scanned:
-            table_problems, count = check_rows(logset, table, max_examples)
+            with _query(row_checks_query(table)):
+                table_problems, count = check_rows(logset, table, max_examples)
             problems.extend(table_problems)
             if count is None:
                 continue
             rows[table] = count
-            problems.extend(check_unique(logset, table, max_examples))
+            with _query(f"{table} unique keys"):
+                problems.extend(check_unique(logset, table, max_examples))
         unreadable = {p.table for p in problems if p.check.startswith("unreadable")}
         for rule in load_rules():
             if not rule.requires <= set(logset.present):
@@ -101,7 +128,8 @@ def validate_files(
                 continue
             if scan is not None and rule.table not in scan:
                 continue
-            problems.extend(check_rule(logset, rule, max_examples))
+            with _query(f"rule {rule.name}"):
+                problems.extend(check_rule(logset, rule, max_examples))
     return ValidationReport(
         logset=str(files.root),
         coordinate=coordinate.value,

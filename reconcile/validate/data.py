@@ -14,6 +14,8 @@ from typing import Any
 import duckdb
 
 from reconcile.db import quote_identifier
+from reconcile.errors import ResourceError, resource_error
+from reconcile.logset.discover import LogSetFiles
 from reconcile.logset.load import LogSet
 from reconcile.logset.normalize import FILE_COLUMN, ROW_COLUMN
 from reconcile.problems import Problem
@@ -69,19 +71,47 @@ def _example_query(table: str, predicate: str, columns: Sequence[str], limit: in
     )
 
 
+def row_checks_query(table: str) -> str:
+    """The name the scan of a table's row checks goes by in errors."""
+    return f"{table} row checks"
+
+
+def _not_the_files(error: duckdb.Error, query: str) -> ResourceError | None:
+    """The error to raise when a scan failed for want of memory or spill space: the
+    engine's resources, not the files, are then at fault (exit 4, not a problem)."""
+    return resource_error(error, step="validate", query=query)
+
+
+def unreadable_mapped(
+    files: LogSetFiles, table: str, error: duckdb.Error, query: str | None = None
+) -> list[Problem]:
+    """The problem of a table read through a mapping whose scan (``query``, default
+    its row checks) failed: the mapping's conversions fail on a value, or a file of it
+    does not read. Raises :class:`~reconcile.errors.ResourceError` when the scan ran
+    out of memory or spill space instead."""
+    resources = _not_the_files(error, query or row_checks_query(table))
+    if resources is not None:
+        raise resources from error
+    sources = files.mapped[table].files
+    return [
+        Problem(
+            check="unreadable_table",
+            table=table,
+            files=tuple(files.relative(f) for f in sources[:3]),
+            message=f"cannot be read through the mapping: {error}",
+        )
+    ]
+
+
 def unreadable_files(logset: LogSet, table: str, error: duckdb.Error) -> list[Problem]:
-    """Find which files of a table fail to decode, after a scan of all failed."""
+    """Find which files of a table fail to decode, after a scan of all failed.
+    Raises :class:`~reconcile.errors.ResourceError` when the scan, or a file's, ran
+    out of memory or spill space: that says nothing of the files."""
+    resources = _not_the_files(error, row_checks_query(table))
+    if resources is not None:
+        raise resources from error
     if table in logset.files.mapped:
-        # the mapping's conversions fail on a value, or a file of it does not read
-        files = logset.files.mapped[table].files
-        return [
-            Problem(
-                check="unreadable_table",
-                table=table,
-                files=tuple(logset.files.relative(f) for f in files[:3]),
-                message=f"cannot be read through the mapping: {error}",
-            )
-        ]
+        return unreadable_mapped(logset.files, table, error)
     problems = []
     for file in logset.file_schemas.get(table, []):
         try:
@@ -90,6 +120,9 @@ def unreadable_files(logset: LogSet, table: str, error: duckdb.Error) -> list[Pr
                 {"file": str(file.path)},
             ).fetchall()
         except duckdb.Error as file_error:
+            resources = _not_the_files(file_error, row_checks_query(table))
+            if resources is not None:
+                raise resources from file_error
             problems.append(
                 Problem(
                     check="unreadable_file",
