@@ -6,8 +6,7 @@ The library API, shared by the ``reconcile`` command and notebooks:
   and Polars LazyFrames, after checking it against the contract;
 * :func:`validate_logset` reports every way a log set breaks the contract;
 * :func:`watermarks` gives each partition's eligible-prefix watermark and
-  certificates as of a time, and :class:`Analysis` the same with their history;
-* :mod:`reconcile.certs` is the algebra of complete-through certificates.
+  certificates as of a time, and :class:`Analysis` the same with their history.
 """
 
 from reconcile.api import open_logset

@@ -16,6 +16,9 @@ from datetime import datetime
 from itertools import pairwise
 from typing import Any
 
+from tests import certs
+from tests.certs import INFINITE, Certificate, Domain
+
 Row = Mapping[str, Any]
 Tables = Mapping[str, Sequence[Row]]
 INF = ("inf", None)
@@ -25,24 +28,29 @@ INT64_MIN = -(2**63)
 # --- certificates --------------------------------------------------------------------
 
 
+def _certificate(cert: Any) -> Certificate:
+    return INFINITE if cert == INF else Certificate(cert[0], cert[1])
+
+
+def _domain(discrete: bool) -> Domain:
+    return Domain.DISCRETE if discrete else Domain.DENSE
+
+
 def normalize(cert: Any, discrete: bool) -> Any:
-    """Discrete: exclusive ``v`` is inclusive ``v - 1``, except at INT64_MIN, which has
-    no predecessor among the coordinates: ``(INT64_MIN, exclusive)`` certifies nothing
-    and stays exclusive (below every other certificate, as no value lies under it)."""
+    """The certificate as outputs state it (tests/certs.py): discrete exclusive ``v``
+    is inclusive ``v - 1``, except at INT64_MIN, which stays exclusive."""
     if cert is None or cert == INF:
         return cert
-    through, inclusive = cert
-    if discrete and inclusive is False and through != INT64_MIN:
-        return (through - 1, True)
-    return cert
+    norm = certs.normalize(_certificate(cert), _domain(discrete))
+    return (norm.through, norm.inclusive)
 
 
 def cert_key(cert: Any, discrete: bool) -> tuple[int, Any, int]:
     """Sort key of a known-endpoint certificate (+inf last); unknown reads inclusive."""
     if cert == INF:
         return (1, 0, 0)
-    through, inclusive = normalize((cert[0], True if cert[1] is None else cert[1]), discrete)
-    return (0, through, 1 if inclusive else 0)
+    known = Certificate(cert[0], True if cert[1] is None else cert[1])
+    return certs.sort_key(known, _domain(discrete))
 
 
 def lower(a: Any, b: Any, discrete: bool) -> Any:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.certs import (
+from tests.certs import (
     INFINITE,
     Certificate,
     Domain,

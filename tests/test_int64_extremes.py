@@ -24,11 +24,11 @@ import pytest
 
 from reconcile import open_logset
 from reconcile.audit import AuditResult, audit
-from reconcile.certs import INFINITE, Certificate, Domain, compare, coverage_leaves_no_gap
-from reconcile.certs import normalize as certs_normalize
 from reconcile.cli import main
 from reconcile.sql import load
 from tests import reference
+from tests.certs import INFINITE, Certificate, Domain, compare, coverage_leaves_no_gap
+from tests.certs import normalize as certs_normalize
 from tests.logsets import at, checkpoint, page, receipt, write_logset
 
 MIN = -(2**63)

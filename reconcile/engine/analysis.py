@@ -21,7 +21,7 @@ from reconcile.engine.namespace import Namespace
 from reconcile.engine.plan import Plan, applies, dependents, plan
 from reconcile.engine.registry import REGISTRY
 from reconcile.engine.settings import AuditSettings
-from reconcile.errors import ReconcileError
+from reconcile.errors import InternalError, UsageError
 from reconcile.logset.load import LogSet
 from reconcile_schemas import TABLES, CoordinateType
 
@@ -129,7 +129,7 @@ class Analysis:
                 for step in item.steps:
                     self._step(step)
             else:
-                raise ReconcileError(f"{item.name} is an input: it is given, not run")
+                raise InternalError(f"{item.name} is an input: it is given, not run")
             self._available.update(t.name for t in item.products)
             for name in steps.drops.get(index, ()):
                 self._forget(name)
@@ -176,21 +176,21 @@ class Analysis:
         try:
             return self.registry.table(name)
         except KeyError:
-            raise ReconcileError(f"not a working table of the engine: {name!r}") from None
+            raise UsageError(f"not a working table of the engine: {name!r}") from None
 
     def preset(self, tables: Mapping[str, pa.Table]) -> None:
         """Take working tables as given instead of computing them (what another
         process computed for a phase: :data:`~reconcile.engine.registry.PHASES`)."""
         computed = self._available - self._given
         if computed:
-            raise ReconcileError(
+            raise UsageError(
                 "tables can be given only before any is computed; computed: "
                 + ", ".join(sorted(computed))
             )
         for name, data in tables.items():
             declared = self._declared(name)
             if tuple(data.column_names) != declared.column_names:
-                raise ReconcileError(
+                raise InternalError(
                     f"{name} given with columns {data.column_names}, declared"
                     f" {list(declared.column_names)}"
                 )
@@ -202,11 +202,11 @@ class Analysis:
         """Supply the input table ``name`` (its declared columns, cast to their types);
         what was computed from an earlier one is dropped."""
         if not any(isinstance(p, Input) for p in self.registry.producers_of(name)):
-            raise ReconcileError(f"{name} is not an input of the engine")
+            raise UsageError(f"{name} is not an input of the engine")
         declared = self._declared(name)
         missing = [c for c in declared.column_names if c not in data.columns]
         if missing:
-            raise ReconcileError(f"{name} needs columns {missing}")
+            raise UsageError(f"{name} needs columns {missing}")
         for dependent in dependents(self.registry, name):
             if dependent in self._available and dependent not in self._given:
                 self._forget(dependent)
@@ -239,10 +239,10 @@ class Analysis:
         phase = self.registry.phase(name)
         missing = [t for t in phase.given if t not in self._available]
         if missing:
-            raise ReconcileError(f"phase {name} needs {', '.join(missing)} given")
+            raise InternalError(f"phase {name} needs {', '.join(missing)} given")
         stray = self._given - set(phase.given) - set(phase.may_give)
         if stray:
-            raise ReconcileError(f"phase {name} is not given {', '.join(sorted(stray))}")
+            raise InternalError(f"phase {name} is not given {', '.join(sorted(stray))}")
         self.run(*phase.produces, never_reads=phase.never_reads)
         return self.arrow(*phase.produces)
 

@@ -26,7 +26,7 @@ import pyarrow as pa
 from reconcile.db import quote_identifier
 from reconcile.engine.declare import Guard, Step, Table, Union
 from reconcile.engine.encodings import resolve
-from reconcile.errors import ReconcileError, UsageError
+from reconcile.errors import InternalError, UsageError, classify_engine_error, first_line
 from reconcile.sql import load, parameters
 from reconcile_schemas import CoordinateType
 
@@ -84,8 +84,10 @@ class Namespace:
         """Install T (default: the end of the log set) as the macro ``rc_as_of()``;
         T as the text it was given in, and as a naive UTC datetime."""
         if as_of is None:
-            rows = self.cursor.execute(
-                f"SELECT CAST(end_of_log AS VARCHAR) FROM ({load('end_of_log')})"
+            rows = self.run(
+                "as of",
+                "end_of_log",
+                f"SELECT CAST(end_of_log AS VARCHAR) FROM ({load('end_of_log')})",
             ).fetchall()
             end = rows[0] if rows else None
             if end is None or end[0] is None:
@@ -100,13 +102,17 @@ class Namespace:
                 {"t": text},
             ).fetchall()
         except duckdb.Error as error:
-            raise UsageError(f"--as-of {text!r} is not a timestamp: {error}") from None
+            raise UsageError(f"--as-of {text!r} is not a timestamp: {first_line(error)}") from None
         literal, value = str(rows[0][0]), rows[0][1]
         # T as a constant, not a subquery: scans can then filter on it (and skip row
         # groups). The text is DuckDB's own rendering of a TIMESTAMP_NS, no quote in it.
         if "'" in literal:
-            raise AssertionError(f"unexpected rendering of T: {literal!r}")
-        self.cursor.execute(f"CREATE OR REPLACE TEMP MACRO rc_as_of() AS TIMESTAMP_NS '{literal}'")
+            raise InternalError(f"unexpected rendering of T: {literal!r}", step="as of")
+        self.run(
+            "as of",
+            "(macro)",
+            f"CREATE OR REPLACE TEMP MACRO rc_as_of() AS TIMESTAMP_NS '{literal}'",
+        )
         return text, value
 
     # -- running ---------------------------------------------------------------
@@ -125,10 +131,17 @@ class Namespace:
     ) -> duckdb.DuckDBPyConnection:
         """Run ``sql`` (the named ``query``, for step ``step``), timed."""
         with self.timed(query):
-            try:
-                return self.cursor.execute(sql, dict(params) if params else None)
-            except duckdb.Error as error:
-                raise engine_failure(error, step=step, query=query) from error
+            return self.run(step, query, sql, params)
+
+    def run(
+        self, step: str, query: str, sql: str, params: Mapping[str, Any] | None = None
+    ) -> duckdb.DuckDBPyConnection:
+        """Run ``sql`` (the named ``query``, for step ``step``); a DuckDB error becomes
+        the reconciler's (:func:`engine_failure`), naming both."""
+        try:
+            return self.cursor.execute(sql, dict(params) if params else None)
+        except duckdb.Error as error:
+            raise engine_failure(error, step=step, query=query) from error
 
     def column_list(self, table: Table) -> str:
         return ", ".join(
@@ -175,7 +188,7 @@ class Namespace:
             f"CAST(NULL AS {resolve(c.type, self.coordinate)}) AS {quote_identifier(c.name)}"
             for c in table.columns
         )
-        return self.cursor.sql(f"SELECT {select} WHERE false").to_arrow_table()
+        return self.run(table.name, "(empty)", f"SELECT {select} WHERE false").to_arrow_table()
 
     def union(self, union: Union) -> None:
         """``union``'s table: its parts' rows, each column cast to the declared type."""
@@ -205,9 +218,11 @@ class Namespace:
         view = f"rc_given_{name}"
         self.cursor.register(view, data)
         try:
-            self.cursor.execute(
+            self.run(
+                name,
+                "(given)",
                 f"CREATE OR REPLACE TEMP TABLE {quote_identifier(name)} AS"
-                f" FROM {quote_identifier(view)}"
+                f" FROM {quote_identifier(view)}",
             )
         finally:
             self.cursor.unregister(view)
@@ -222,23 +237,27 @@ class Namespace:
         )
         self.cursor.register(view, data)
         try:
-            self.cursor.execute(
+            self.run(
+                table.name,
+                "(input)",
                 f"CREATE OR REPLACE TEMP TABLE {quote_identifier(table.name)} AS"
-                f" SELECT {select} FROM {quote_identifier(view)}"
+                f" SELECT {select} FROM {quote_identifier(view)}",
             )
         finally:
             self.cursor.unregister(view)
 
     def drop(self, name: str) -> None:
         """Drop a working table or view, whichever ``name`` is."""
-        kinds = self.cursor.execute(
+        kinds = self.run(
+            name,
+            "(drop)",
             "SELECT 'VIEW' FROM duckdb_views() WHERE temporary AND view_name = $name"
             " UNION ALL"
             " SELECT 'TABLE' FROM duckdb_tables() WHERE temporary AND table_name = $name",
             {"name": name},
         ).fetchall()
         for (kind,) in kinds:
-            self.cursor.execute(f"DROP {kind} {quote_identifier(name)}")
+            self.run(name, "(drop)", f"DROP {kind} {quote_identifier(name)}")
 
     def arrow(self, name: str, order: str = "") -> pa.Table:
         """A working table's rows (in ``order``, an ORDER BY list of its columns)."""
@@ -259,11 +278,15 @@ class Namespace:
                 raise engine_failure(error, step=query, query=query) from error
 
 
-def engine_failure(error: duckdb.Error, *, step: str, query: str) -> Exception:
-    """The error to raise for a DuckDB error in a named query."""
-    return error
+def engine_failure(error: duckdb.Error, *, step: str, query: str) -> BaseException:
+    """The error to raise for a DuckDB error in a named query: out of memory or disk
+    (a ResourceError), an interruption (KeyboardInterrupt), else the engine's own
+    fault (an InternalError naming the step and query)."""
+    if isinstance(error, duckdb.InterruptException):
+        return KeyboardInterrupt()
+    return classify_engine_error(error, step=step, query=query)
 
 
-def engine_fault(message: str, *, step: str) -> Exception:
+def engine_fault(message: str, *, step: str) -> InternalError:
     """The error to raise when the engine finds its own results inconsistent."""
-    return ReconcileError(f"{message} (step {step}; the engine's fault: please report it)")
+    return InternalError(message, step=step)

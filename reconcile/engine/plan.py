@@ -22,10 +22,10 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from reconcile.engine.declare import Guard, Input, Producer, Registry, Step
-from reconcile.errors import ReconcileError
+from reconcile.errors import InternalError
 
 
-class PlanError(ReconcileError):
+class PlanError(InternalError):
     """The declarations cannot produce what is asked (the engine's own fault)."""
 
 

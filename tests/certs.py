@@ -10,8 +10,11 @@ certificates are normalized to that inclusive form before they are compared or
 written. On a *dense* domain (timestamps always) no predecessor exists: an exclusive
 bound stays exclusive, and at equal values exclusive is the lower.
 
-This module states the rules on single values, for the reference implementations,
-notebooks and small tables; the engine states the same order in SQL.
+This module states the rules on single values, for the tests: the pure-Python
+reference (``tests/reference.py``) compares certificates with it, and
+``tests/test_certs.py`` holds it against enumerations of what certificates cover. The
+engine states the same order in SQL, once (``reconcile/sql/macros*.sql``;
+``reconcile/engine/encodings.py`` says how a certificate is encoded there).
 """
 
 from __future__ import annotations
