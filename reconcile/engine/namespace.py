@@ -161,7 +161,7 @@ class Namespace:
         given = {**values, **dict(step.fixed)}
         missing = wanted - given.keys()
         if missing:
-            raise KeyError(f"{step.name}: no value for query parameters {sorted(missing)}")
+            raise InternalError(f"no value for query parameters {sorted(missing)}", step=step.name)
         params = {k: v for k, v in given.items() if k in wanted}
         name = quote_identifier(step.name)
         if append:
