@@ -589,9 +589,10 @@ def failure(error: BaseException, step: str | None = None, debug: bool = False) 
         error = spark_failure(f"complete step {step}", error)
     traceback_note = "" if debug else " (reconcile --debug ... shows the traceback)"
     if isinstance(error, (ResourceError, InternalError)):
-        if error.step is None and step is not None:
+        if step is not None and error.step != step:
+            # the command's step, then the engine's (the table it was making)
             error = copy.copy(error)
-            error.step = step
+            error.step = step if error.step is None else f"{step}: {error.step}"
         if isinstance(error, ResourceError):
             return EXIT_RESOURCES, _one_line(f"reconcile: {error}")
         return EXIT_INTERNAL, _one_line(f"reconcile: {error}{traceback_note}")

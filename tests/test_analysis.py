@@ -17,7 +17,7 @@ from reconcile import open_logset
 from reconcile.audit import AuditSettings
 from reconcile.audit.findings import findings
 from reconcile.engine import Analysis
-from reconcile.errors import ReconcileError
+from reconcile.errors import ReconcileError, UsageError
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 TIMES = ["2026-01-01T00:00:03", "2026-01-01T00:10:00", None]
@@ -107,6 +107,14 @@ def test_a_closed_analysis_says_so() -> None:
         analysis.close()
         with pytest.raises(ReconcileError, match="closed"):
             analysis.frontiers()
+
+
+def test_an_analysis_of_a_closed_log_set_says_so() -> None:
+    with open_logset(DATA / "example") as logset:
+        analysis = Analysis(logset)
+        analysis.watermarks()
+    with pytest.raises(UsageError, match="log set of this analysis was closed"):
+        analysis.frontiers()
 
 
 def test_timelines_follow_the_partitions_asked_for() -> None:

@@ -7,6 +7,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +16,9 @@ from tests import reference
 from tests.conftest import examples
 from tests.logsets import write_logset
 from tests.strategies import logsets, moment
+
+# Hypothesis against the reference: minutes; outside the fast tier.
+pytestmark = pytest.mark.slow
 
 FRONTIER_FIELDS = (
     "epoch",

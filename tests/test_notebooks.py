@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+# Each notebook run headless in a process of its own; outside the fast tier.
+pytestmark = pytest.mark.slow
+
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 FIGURES = {
     "stuck_frontier": {"stuck-lag.png", "stuck-timeline.png"},

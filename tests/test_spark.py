@@ -63,6 +63,9 @@ from reconcile.spark.tasks import (
 )
 from reconcile.validate import validate_logset
 
+# Spark in local mode: minutes; outside the fast tier (pytest -m 'not slow').
+pytestmark = pytest.mark.slow
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 

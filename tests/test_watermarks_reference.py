@@ -19,6 +19,9 @@ from tests.conftest import examples
 from tests.logsets import checkpoint, page, receipt, write_logset
 from tests.strategies import logsets, moment
 
+# Hypothesis against the reference: minutes; outside the fast tier.
+pytestmark = pytest.mark.slow
+
 FIELDS = (
     "evidence",
     "committed_position",

@@ -280,10 +280,16 @@ class Namespace:
 
 def engine_failure(error: duckdb.Error, *, step: str, query: str) -> BaseException:
     """The error to raise for a DuckDB error in a named query: out of memory or disk
-    (a ResourceError), an interruption (KeyboardInterrupt), else the engine's own
-    fault (an InternalError naming the step and query)."""
+    (a ResourceError), an interruption (KeyboardInterrupt), a log set closed under
+    the analysis (a UsageError), else the engine's own fault (an InternalError naming
+    the step and query)."""
     if isinstance(error, duckdb.InterruptException):
         return KeyboardInterrupt()
+    if isinstance(error, duckdb.ConnectionException):
+        return UsageError(
+            "the log set of this analysis was closed (leaving its `with` block, or"
+            " LogSet.close()): open it again and start a new analysis"
+        )
     return classify_engine_error(error, step=step, query=query)
 
 

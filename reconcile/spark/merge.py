@@ -12,6 +12,7 @@ from typing import Any
 import polars as pl
 
 from reconcile.audit.findings import FINDING_SCHEMA
+from reconcile.engine.analysis import frame
 from reconcile.problems import Problem
 from reconcile.spark.scatter import from_ipc
 from reconcile_schemas import TABLES, load_rules, table_schema
@@ -31,9 +32,7 @@ class Collected:
 
     def add(self, output: str, blob: bytes) -> None:
         if output != "meta":
-            frame = pl.from_arrow(from_ipc(blob))
-            assert isinstance(frame, pl.DataFrame)
-            self.frames.setdefault(output, []).append(frame)
+            self.frames.setdefault(output, []).append(frame(from_ipc(blob)))
             return
         meta = json.loads(blob)
         self.coordinate = meta["coordinate"]

@@ -16,6 +16,7 @@ import polars as pl
 from reconcile.audit import AuditResult
 from reconcile.audit.findings import sort_findings
 from reconcile.audit.phases import PARTITION_ONLY
+from reconcile.engine.analysis import frame
 from reconcile.engine.registry import PARTITION_INPUTS
 from reconcile.errors import (
     InvalidLogSet,
@@ -274,9 +275,8 @@ class SparkEngine:
         """Each scope's frame (an IPC blob per row) split by bucket of partitions."""
         found: dict[tuple[Any, int], pl.DataFrame] = {}
         for row in rows:
-            frame = pl.from_arrow(from_ipc(bytes(row["blob"])))
-            assert isinstance(frame, pl.DataFrame)
-            for bucket, part in by_bucket(frame, self._buckets()).items():
+            blob = frame(from_ipc(bytes(row["blob"])))
+            for bucket, part in by_bucket(blob, self._buckets()).items():
                 found[(row["scope_id"], bucket)] = part
         return found
 

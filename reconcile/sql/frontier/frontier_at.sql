@@ -1,5 +1,7 @@
 -- The frontier of one basis at every instant of rc_instants (history or not):
--- its epoch, kind and value, from the per-instant counts and minimum.
+-- its epoch, kind and value, from the per-instant counts (rc_hist_counts) and
+-- minimum (rc_hist_min). A template: each basis' step binds those two names to its
+-- own tables (reconcile/engine/steps/frontier.py).
 SELECT
     i.scope_id,
     $basis AS basis,

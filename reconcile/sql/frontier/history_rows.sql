@@ -1,8 +1,9 @@
--- Frontier history rows for one basis (§4.15), from per-instant counts
--- (rc_hist_counts), the per-instant minimum (rc_hist_min) and the intervals whose
--- holders limit the frontier when their value is the minimum (rc_hist_holders):
--- the frontier at every instant, kept at the first and wherever its epoch, kind,
--- frontier or endpoint changes, with its limiting partitions and its trigger.
+-- Frontier history rows for one basis (§4.15), from the frontier at every instant
+-- (rc_frontier_at) and the intervals whose holders limit the frontier when their
+-- value is the minimum (rc_hist_holders): the frontier, kept at the first instant and
+-- wherever its epoch, kind, frontier or endpoint changes, with its limiting
+-- partitions and its trigger. A template: each basis' step binds rc_frontier_at and
+-- rc_hist_holders to its own tables (reconcile/engine/steps/frontier.py).
 WITH stated AS (
     SELECT scope_id, idx, t, epoch, kind, frontier
     FROM rc_frontier_at

@@ -5,6 +5,8 @@
 -- Only the page's own partition's receipts count, as in rc_page_receipts; the
 -- pages' partitions are joined apart too: when they are few, the scan of receipts
 -- skips the row groups of every other partition.
+-- A template: rc_point_pages is bound per set of points (evaluate_points in
+-- reconcile/engine/steps/history.py).
 WITH wanted AS (
     SELECT DISTINCT scope_id, partition_id, page_id FROM rc_point_pages WHERE moving
 ),

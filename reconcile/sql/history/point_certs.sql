@@ -2,6 +2,9 @@
 -- at t would give them: the consumer's (the lowest block among event blockers, the
 -- snapshot's prefix and page windows), the provider's, the proven one, the
 -- refutation bound and the claim.
+-- A template: the points (rc_points), their pages (rc_point_pages) and moving
+-- receipts (rc_moving_receipts) are bound per set of points
+-- (evaluate_points in reconcile/engine/steps/history.py).
 WITH events AS (
     SELECT pt.point_id, min(s.cert) AS cert
     FROM rc_points AS pt

@@ -1,4 +1,5 @@
 -- rc_point_certs with certificates spelled out as through/inclusive columns (§6).
+-- rc_point_certs is bound to the asked points (reconcile/engine/steps/history.py).
 SELECT
     point_id,
     scope_id,

@@ -2,6 +2,8 @@
 -- active at t, and the block each imposes; `moving` marks a point inside the part of
 -- a window where receipts still arrive, whose block is looked up in
 -- rc_moving_receipts.
+-- A template: rc_points is bound per set of points (evaluate_points in
+-- reconcile/engine/steps/history.py).
 WITH sequential AS (
     -- windows closed before the partition's next page is fetched: at most one is
     -- open at any instant, so the latest fetched before t is the only candidate

@@ -1,5 +1,6 @@
 -- The certificates of the selected partitions as step functions: one row per basis
 -- at each instant its certificate changes (valid until the next row, or T).
+-- rc_point_certs is bound to the timelines' points (reconcile/engine/steps/history.py).
 WITH evaluated AS (
     SELECT c.scope_id, c.partition_id, c.t, c.proven, c.claim, c.claim_watermark,
            c.claim_inclusive, c.claim_generation

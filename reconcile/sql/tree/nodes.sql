@@ -3,6 +3,8 @@
 -- Input rc_tree_in(grp, lo, hi, v): the value v holds on indices [lo, hi) of group
 -- grp. Each interval is split into its canonical nodes: at level k, blocks of 2^k
 -- indices lying inside [lo, hi) whose parent block does not; at most two per level.
+-- A template: rc_tree_in is bound per tree (segment_tree_minimum in
+-- reconcile/engine/steps/frontier.py).
 WITH levels AS (
     SELECT unnest(range(0, 62)) AS k
 ),

@@ -1,5 +1,5 @@
--- The slices the event level runs in (SLICE_EVENTS and SLICE_RESULTS of
--- reconcile/engine/analysis.py): the partitions in order of partition_id, cut into
+-- The slices the event level runs in (EVENT_LEVEL of
+-- reconcile/engine/steps/watermarks.py): the partitions in order of partition_id, cut into
 -- $slices runs of about equal count, so each slice is a range of partition_id. A
 -- slice's events and hash tables stay in memory where the whole would spill, and
 -- where receipts are laid out by partition, the scan of a slice skips the row
