@@ -68,10 +68,18 @@ def run_measured(command: list[str]) -> Measure:
 
 
 def time_ordered(source: Path) -> Path:
-    """A copy of ``source`` with receipts, pages and checkpoints in time order."""
+    """A copy of ``source`` with receipts, pages and checkpoints in time order,
+    written by a process of its own: this one stays small, so that the peak memory
+    of the processes it starts is theirs (a child starts as a copy of its parent)."""
     target = source.with_name(source.name + "-time-ordered")
-    if (target / "done").exists():
-        return target
+    if not (target / "done").exists():
+        subprocess.run([sys.executable, __file__, "--rewrite", str(source)], cwd=ROOT, check=True)
+    return target
+
+
+def rewrite(source: Path) -> None:
+    """Write the time-ordered copy of ``source`` (see :func:`time_ordered`)."""
+    target = source.with_name(source.name + "-time-ordered")
     if target.exists():
         shutil.rmtree(target)
     target.mkdir()
@@ -92,7 +100,6 @@ def time_ordered(source: Path) -> Path:
                 f" TO '{target / file.name}' (FORMAT parquet, ROW_GROUP_SIZE 122880)"
             )
     (target / "done").write_text("")
-    return target
 
 
 def same_reports(first: Path, second: Path) -> list[str]:
@@ -112,14 +119,20 @@ def same_reports(first: Path, second: Path) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--before", type=Path, required=True, help="an earlier checkout")
-    parser.add_argument("--logsets", required=True, help="comma-separated log set folders")
+    parser.add_argument("--rewrite", type=Path, help=argparse.SUPPRESS)  # internal
+    parser.add_argument("--before", type=Path, help="an earlier checkout")
+    parser.add_argument("--logsets", help="comma-separated log set folders")
     parser.add_argument("--time-ordered", action="store_true")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--work", type=Path, default=Path("/tmp/reconcile-before-after"))
     parser.add_argument("--memory-limit", default="5GB")
     parser.add_argument("--results", type=Path)
     args = parser.parse_args()
+    if args.rewrite is not None:
+        rewrite(args.rewrite)
+        return
+    if args.before is None or args.logsets is None:
+        parser.error("--before and --logsets are required")
 
     builds = {
         "before": args.before / ".venv" / "bin" / "reconcile",

@@ -124,6 +124,17 @@ class Step:
         return (self.produces,)
 
 
+def external_reads(steps: tuple[Step, ...]) -> tuple[str, ...]:
+    """What a group of steps reads from outside the group, in order."""
+    inside = {s.name for s in steps}
+    seen: dict[str, None] = {}
+    for step in steps:
+        for name in step.reads:
+            if name not in inside:
+                seen[name] = None
+    return tuple(seen)
+
+
 @dataclass(frozen=True)
 class Union:
     """A table that is the union of ``parts``, each cast to the declared columns."""
@@ -176,13 +187,7 @@ class Sliced:
 
     @property
     def reads(self) -> tuple[str, ...]:
-        inside = {s.name for s in self.steps}
-        seen: dict[str, None] = {}
-        for step in self.steps:
-            for name in step.reads:
-                if name not in inside:
-                    seen[name] = None
-        return tuple(seen)
+        return external_reads(self.steps)
 
     @property
     def products(self) -> tuple[Table, ...]:
@@ -199,13 +204,7 @@ class Bundle:
 
     @property
     def reads(self) -> tuple[str, ...]:
-        inside = {s.name for s in self.steps}
-        seen: dict[str, None] = {}
-        for step in self.steps:
-            for name in step.reads:
-                if name not in inside:
-                    seen[name] = None
-        return tuple(seen)
+        return external_reads(self.steps)
 
     @property
     def products(self) -> tuple[Table, ...]:

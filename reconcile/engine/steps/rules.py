@@ -35,17 +35,23 @@ def rule(
     )
 
 
+# A won write: the checkpoints' columns (with the file and row it came from), and
+# what the write rules compare it to.
+WON_COLUMNS = (
+    "scope_id VARCHAR, partition_id VARCHAR, attempt_id VARCHAR, owner_epoch BIGINT,"
+    " expected_generation BIGINT, generation BIGINT, cas_result VARCHAR,"
+    " written_at TIMESTAMP_NS, resume_token VARCHAR, page_id VARCHAR, watermark COORD,"
+    " watermark_inclusive BOOLEAN, watermark_event_id VARCHAR, ordering VARCHAR,"
+    " __file VARCHAR, __row BIGINT, discrete BOOLEAN, comparable BOOLEAN, claim CERT,"
+    " write_id BIGINT, previous_generation BIGINT, highest_epoch_before BIGINT,"
+    " previous_claim CERT"
+)
+
 WON = Step(
     "audit/won_writes",
     table(
         "rc_won",
-        "scope_id VARCHAR, partition_id VARCHAR, attempt_id VARCHAR, owner_epoch BIGINT,"
-        " expected_generation BIGINT, generation BIGINT, cas_result VARCHAR,"
-        " written_at TIMESTAMP_NS, resume_token VARCHAR, page_id VARCHAR, watermark COORD,"
-        " watermark_inclusive BOOLEAN, watermark_event_id VARCHAR, ordering VARCHAR,"
-        " __file VARCHAR, __row BIGINT, discrete BOOLEAN, comparable BOOLEAN, claim CERT,"
-        " write_id BIGINT, previous_generation BIGINT, highest_epoch_before BIGINT,"
-        " previous_claim CERT",
+        WON_COLUMNS,
         "one row per won write up to T, with what the write rules compare it to",
     ),
     reads=("checkpoints", "rc_scopes"),
@@ -78,13 +84,7 @@ WRITE_CERTS = Step(
     "audit/write_certs",
     table(
         "rc_write_certs",
-        "scope_id VARCHAR, partition_id VARCHAR, attempt_id VARCHAR, owner_epoch BIGINT,"
-        " expected_generation BIGINT, generation BIGINT, cas_result VARCHAR,"
-        " written_at TIMESTAMP_NS, resume_token VARCHAR, page_id VARCHAR, watermark COORD,"
-        " watermark_inclusive BOOLEAN, watermark_event_id VARCHAR, ordering VARCHAR,"
-        " __file VARCHAR, __row BIGINT, discrete BOOLEAN, comparable BOOLEAN, claim CERT,"
-        " write_id BIGINT, previous_generation BIGINT, highest_epoch_before BIGINT,"
-        " previous_claim CERT, consumer CERT, provider CERT, proven CERT, refutation CERT",
+        WON_COLUMNS + ", consumer CERT, provider CERT, proven CERT, refutation CERT",
         "one row per won write, with the partition's certificates at its written_at",
     ),
     reads=("rc_won", "rc_write_point_certs"),
