@@ -18,6 +18,7 @@ from reconcile.audit import AuditSettings
 from reconcile.audit.findings import findings
 from reconcile.engine import Analysis
 from reconcile.errors import ReconcileError, UsageError
+from tests.conftest import fast_tier
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 TIMES = ["2026-01-01T00:00:03", "2026-01-01T00:10:00", None]
@@ -37,7 +38,7 @@ def _fresh(name: str, as_of: str | None) -> dict[str, pl.DataFrame]:
         return _results(analysis)
 
 
-@pytest.mark.parametrize("name", ["faults", "timestamps"])
+@pytest.mark.parametrize("name", fast_tier(["faults", "timestamps"], keep=["faults"]))
 def test_three_analyses_side_by_side_equal_three_fresh_ones(name: str) -> None:
     with open_logset(DATA / name) as logset:
         if name == "timestamps":

@@ -15,6 +15,7 @@ from reconcile.audit import audit
 from reconcile.simulate import FAULTS, SimOptions, simulate
 from reconcile.simulate.options import Eligibility, Evidence, Membership
 from reconcile.simulate.truth import RULES
+from tests.conftest import fast_tier
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -51,7 +52,13 @@ def check(path: Path) -> None:
     assert sorted(want - got, key=str) == [], "in truth.json but not reported"
 
 
-@pytest.mark.parametrize("fault", sorted(FAULTS))
+@pytest.mark.parametrize(
+    "fault",
+    fast_tier(
+        sorted(FAULTS),
+        keep=["token_watermark", "past_failed_event", "stale_owner", "late_insert", "observed_max"],
+    ),
+)
 def test_each_fault_mode_is_found_exactly(tmp_path: Path, fault: str) -> None:
     options = SimOptions(seed=21, partitions=4, events=4 * 1000, faults=(fault,))
     check(simulate(tmp_path / fault, options).path)
@@ -60,6 +67,7 @@ def test_each_fault_mode_is_found_exactly(tmp_path: Path, fault: str) -> None:
 @pytest.mark.parametrize(
     "fault", ["past_failed_event", "late_insert", "observed_max", "stalled_partition"]
 )
+@pytest.mark.slow
 def test_fault_modes_on_timestamps(tmp_path: Path, fault: str) -> None:
     options = SimOptions(
         seed=5, partitions=4, events=4 * 1000, faults=(fault,), coordinate="timestamp"
@@ -89,6 +97,7 @@ def test_bundled_log_sets(name: str) -> None:
     ],
     ids=["crashes", "snapshot", "mutable", "add", "retire", "timestamp-split"],
 )
+@pytest.mark.slow
 def test_clean_runs_have_no_error(tmp_path: Path, options: SimOptions) -> None:
     path = simulate(tmp_path / "clean", options).path
     check(path)

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -25,6 +27,8 @@ def test_readme_main_command_validates_bundled_data() -> None:
     assert "VALID" in result.stdout
 
 
+# a process of its own: seconds of start-up; outside the fast tier
+@pytest.mark.slow
 def test_invalid_log_set_exits_2_with_the_report(tmp_path: Path) -> None:
     (tmp_path / "ls").mkdir()
     result = reconcile("validate", str(tmp_path / "ls"))
@@ -33,6 +37,8 @@ def test_invalid_log_set_exits_2_with_the_report(tmp_path: Path) -> None:
     assert "checkpoints" in result.stdout
 
 
+# a process of its own: seconds of start-up; outside the fast tier
+@pytest.mark.slow
 def test_missing_directory_exits_2_on_stderr(tmp_path: Path) -> None:
     result = reconcile("validate", str(tmp_path / "absent"))
     assert result.returncode == 2
@@ -40,6 +46,8 @@ def test_missing_directory_exits_2_on_stderr(tmp_path: Path) -> None:
     assert result.stdout == ""
 
 
+# a process of its own: seconds of start-up; outside the fast tier
+@pytest.mark.slow
 def test_unknown_command_exits_2() -> None:
     result = reconcile("frobnicate")
     assert result.returncode == 2

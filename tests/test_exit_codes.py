@@ -219,15 +219,17 @@ def test_the_reconcilers_own_errors_exit_3_and_4(
     code, _, err = run(capsys, "audit", str(FAULTS), "--out", out)
     assert code == EXIT_INTERNAL
     message = one_line(err)
-    # the error's own step and query, not the command's
-    assert "internal error in step frontiers (query rc_frontier): frontier below" in message
+    # the command's step, then the error's own step and query
+    assert (
+        "internal error in step findings: frontiers (query rc_frontier): frontier below" in message
+    )
     assert "please report it" in message
 
     resource = ResourceError("Out of Memory Error: x", step="history", query="rc_history")
     monkeypatch.setattr("reconcile.cli.audit", fake_audit(resource))
     code, _, err = run(capsys, "audit", str(FAULTS), "--out", out)
     assert code == EXIT_RESOURCES
-    assert "out of memory in step history (query rc_history)" in one_line(err)
+    assert "out of memory in step findings: history (query rc_history)" in one_line(err)
 
     # a plain ReconcileError (an engine self-check) is not about the input either
     plain = ReconcileError("rows out of order (step history; the engine's fault)")

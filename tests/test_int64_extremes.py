@@ -170,6 +170,7 @@ def test_python_normalizations_at_the_extremes() -> None:
 # --- claims (checkpoint watermark) --------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("claim", "claimed", "status"),
     [
@@ -280,6 +281,7 @@ def test_event_at_the_highest_position(
     assert rules(result) == findings
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("lo", "hi", "received", "block", "consumer", "committed"),
     [
@@ -323,6 +325,7 @@ def test_incomplete_page_at_the_extremes(
 # --- provider certificates: page finality and snapshot bounds ----------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("bound", "provider", "status"),
     [
@@ -385,6 +388,7 @@ def test_provider_certificate_at_the_extremes(
         assert rules(result) == set()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("position", "claim", "late"),
     [
@@ -470,6 +474,7 @@ def membership(cutover: tuple[int, bool], coverage: int, seal: tuple[int, bool])
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("cutover", "coverage", "seal", "unproven", "cutover_overclaim"),
     [
@@ -531,6 +536,7 @@ def published(*values: tuple[int, bool]) -> Tables:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("values", "expected"),
     [
@@ -582,6 +588,7 @@ def test_frontier_and_stall_at_the_lowest_claim(tmp_path: Path) -> None:
     assert evidence["seconds"] == 1200
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("token", "fires"),
     [(str(MAX), True), (str(MIN), True), (str(MAX + 1), False)],
@@ -621,6 +628,7 @@ def test_timestamp_page_spanning_the_whole_range(tmp_path: Path) -> None:
     assert "overclaim" in rules(result)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("value", "inclusive"),
     [(TS_LO, False), (TS_LO, True), (TS_HI, False), (TS_HI, True)],

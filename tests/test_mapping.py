@@ -77,6 +77,7 @@ def test_foreign_layout_audits_as_the_contract_layout(
     assert foreign["findings"].height == 28
 
 
+@pytest.mark.slow
 def test_foreign_layout_on_the_command_line(
     tmp_path: Path, twin: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -594,6 +595,7 @@ def write_foreign(folder: Path, case: dict[str, Any]) -> None:
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(case=foreign_receipts())
+@pytest.mark.slow
 def test_any_foreign_layout_reads_back_exactly(tmp_path: Path, case: dict[str, Any]) -> None:
     folder = Path(tempfile.mkdtemp(dir=tmp_path))
     (folder / "logs").mkdir()
@@ -643,6 +645,7 @@ def test_notebook_investigations_read_through_the_mapping(twin: Path) -> None:
     ],
     ids=["timestamps-two-scopes", "membership", "snapshot"],
 )
+@pytest.mark.slow
 def test_simulated_foreign_layouts(tmp_path: Path, options: SimOptions) -> None:
     """Timestamp coordinates (text times in CSV), membership, snapshot evidence: the
     foreign layout audits as its twin, and suggest finds its mapping, value maps

@@ -25,6 +25,7 @@ from reconcile.errors import ReconcileError
 from reconcile.simulate import SimOptions, simulate
 from reconcile.simulate.options import Evidence, Membership
 from reconcile_schemas import load_rules, table_schema
+from tests.conftest import fast_tier
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 # in the contract's layout (foreign/ is read through its mapping: tests/test_mapping.py)
@@ -94,7 +95,7 @@ def _same(first: AuditResult, second: AuditResult) -> bool:
     )
 
 
-@pytest.mark.parametrize("name", BUNDLED)
+@pytest.mark.parametrize("name", fast_tier(BUNDLED, keep=["faults"]))
 def test_partition_phase_in_buckets_gives_the_same_audit(tmp_path: Path, name: str) -> None:
     whole, parts = _split(DATA / name, tmp_path, buckets=3)
     with open_logset(DATA / name) as logset:
@@ -117,6 +118,7 @@ def test_partition_phase_in_buckets_gives_the_same_audit(tmp_path: Path, name: s
     ],
     ids=["timestamps-split", "snapshot-retire"],
 )  # fmt: skip
+@pytest.mark.slow
 def test_partition_phase_in_buckets_on_simulated_log_sets(
     tmp_path: Path, options: SimOptions
 ) -> None:
@@ -205,7 +207,7 @@ def _sorted_timelines(result: AuditResult) -> AuditResult:
     return dataclasses.replace(result, timelines=frame)
 
 
-@pytest.mark.parametrize("name", BUNDLED)
+@pytest.mark.parametrize("name", fast_tier(BUNDLED, keep=["faults", "membership"]))
 def test_the_audit_in_phases_is_the_audit(tmp_path: Path, name: str) -> None:
     with open_logset(DATA / name) as logset:
         whole = audit(logset)
@@ -225,6 +227,7 @@ def test_the_audit_in_phases_is_the_audit(tmp_path: Path, name: str) -> None:
     ],
     ids=["timestamps-split", "snapshot-retire"],
 )  # fmt: skip
+@pytest.mark.slow
 def test_the_audit_in_phases_on_simulated_log_sets(tmp_path: Path, options: SimOptions) -> None:
     simulate(tmp_path / "logs", options)
     with open_logset(tmp_path / "logs") as logset:

@@ -36,6 +36,7 @@ from reconcile.errors import InternalError
 from reconcile.logset.load import LogSet
 from reconcile.sql import load, parameters
 from reconcile_schemas import TABLES, CoordinateType
+from tests.conftest import fast_tier
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 # int64 with every table; timestamps; membership without a snapshot
@@ -188,7 +189,7 @@ class Replay:
         self.checked.append(guard.name)
 
 
-@pytest.fixture(params=LOGSETS)
+@pytest.fixture(params=fast_tier(LOGSETS, keep=["faults"]))
 def analysed(request: pytest.FixtureRequest) -> Iterator[tuple[LogSet, Analysis]]:
     with open_logset(DATA / request.param) as logset, Analysis(logset) as analysis:
         yield logset, analysis

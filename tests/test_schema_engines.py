@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from reconcile import validate_logset
 from reconcile_schemas import TABLES, CoordinateType, Logical, logical_type, table_schema
 from reconcile_schemas.types import polars_dtype
-from tests.conftest import examples
+from tests.conftest import examples, fast_tier
 
 T0 = datetime(2026, 1, 1)
 
@@ -102,7 +102,7 @@ def duckdb_failures(table: str, frame: pl.DataFrame) -> tuple[set[tuple[str, str
     return found, duplicates
 
 
-@pytest.mark.parametrize("table", list(TABLES))
+@pytest.mark.parametrize("table", fast_tier(TABLES, keep=["checkpoints", "receipts"]))
 @settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_pandera_and_duckdb_agree(table: str, data: st.DataObject) -> None:

@@ -14,12 +14,13 @@ from reconcile.engine import Analysis
 from reconcile.engine.declare import Registry
 from reconcile.engine.registry import REGISTRY
 from reconcile.engine.steps.watermarks import EVENT_LEVEL
+from tests.conftest import fast_tier
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 # faults and timestamps hold snapshots; membership does not
-@pytest.mark.parametrize("name", ["faults", "membership", "timestamps"])
+@pytest.mark.parametrize("name", fast_tier(["faults", "membership", "timestamps"], keep=["faults"]))
 def test_slices_change_nothing(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     with open_logset(DATA / name) as logset:
         whole = audit(logset)
