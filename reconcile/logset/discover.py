@@ -1,14 +1,26 @@
 """Finding a log set's tables on disk: one discovery for every engine.
 
 A table is ``<table>.parquet`` or a folder ``<table>/`` of Parquet files, possibly
-under hive-style ``key=value/`` folders (CONTRACT.md §1). Files and folders whose
-name starts with ``.`` or ``_`` (``_SUCCESS``, ``.crc``) are skipped, as Spark and
-Hive write them beside data. A table in another layout comes as a table source
-(:mod:`reconcile.logset.sources`), made by the mapping and handed in.
+under hive-style ``key=value/`` folders (CONTRACT.md §1); a folder named
+``<table>.parquet/`` (Spark's and many writers' layout: a directory of part files)
+is the same as ``<table>/``. Files and folders whose name starts with ``.`` or ``_``
+(``_SUCCESS``, ``.crc``, ``_temporary``) are skipped, as Spark and Hive write them
+beside data; every other file in a table's folder is a part of the table, read as
+Parquet whatever its name.
+
+A log set is untrusted input, and what cannot be read is never taken as absent
+(issue 19): an entry that looks like a table but is not a regular file or folder (a
+FIFO, a device, a socket), a symbolic link that leads nowhere, loops, or leaves the
+log set's folder, a folder that cannot be listed, and a name that differs from a
+table's only in case are each a problem naming it, so that validation fails (exit
+2) rather than the audit running on fewer rows. A table in another layout comes as a
+table source (:mod:`reconcile.logset.sources`), made by the mapping and handed in.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +67,14 @@ class LogSetFiles:
         """A file's name as shown to users: relative to the log set."""
         return relative_name(self.root, Path(path))
 
+    @property
+    def all_files(self) -> tuple[Path, ...]:
+        """Every file the log set's tables read: what the engine may open."""
+        found: dict[Path, None] = {}
+        for table in self.tables.values():
+            found.update(dict.fromkeys(table.files))
+        return tuple(found)
+
 
 def relative_name(root: Path, path: Path) -> str:
     """A path as shown to users: relative to the log set root where it lies below it."""
@@ -78,25 +98,166 @@ def _hive_values(table_root: Path, file: Path) -> dict[str, str]:
     return values
 
 
-def _folder_files(folder: Path) -> list[Path]:
-    found: list[Path] = []
-    for path in sorted(folder.rglob("*.parquet")):
-        relative = path.relative_to(folder).parts
-        if any(is_hidden(part) for part in relative) or not path.is_file():
-            continue
-        found.append(path)
-    return found
+FILE, FOLDER = "file", "folder"
+
+
+@dataclass
+class _Finder:
+    """One walk of a log set's folder: what each entry is, and every problem met."""
+
+    root: Path
+    problems: list[Problem] = field(default_factory=list)
+
+    def problem(self, check: str, table: str | None, path: Path, message: str) -> None:
+        name = relative_name(self.root, path)
+        self.problems.append(Problem(check=check, table=table, files=(name,), message=message))
+
+    def kind(self, path: Path, table: str | None) -> str | None:
+        """FILE or FOLDER for an entry that can be read as one (following a symbolic
+        link that stays inside the log set), None when absent or a problem (added)."""
+        try:
+            mode = path.lstat().st_mode
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            self.problem("unreadable_entry", table, path, f"cannot be read: {_reason(error)}")
+            return None
+        if stat.S_ISLNK(mode):
+            try:
+                target = path.resolve(strict=True)
+            except (OSError, RuntimeError) as error:
+                self.problem(
+                    "broken_link",
+                    table,
+                    path,
+                    "a symbolic link that leads nowhere or to itself"
+                    f" ({_reason(error)}); replace it with the file it stands for",
+                )
+                return None
+            if not target.is_relative_to(self.root):
+                self.problem(
+                    "outside_log_set",
+                    table,
+                    path,
+                    f"a symbolic link to {target}, outside the log set; the reconciler"
+                    " reads a log set's own files only: copy the file into the folder",
+                )
+                return None
+            try:
+                mode = target.stat().st_mode
+            except OSError as error:
+                self.problem("unreadable_entry", table, path, f"cannot be read: {_reason(error)}")
+                return None
+        if stat.S_ISREG(mode):
+            return FILE
+        if stat.S_ISDIR(mode):
+            return FOLDER
+        self.problem(
+            "not_a_file",
+            table,
+            path,
+            f"not a regular file or folder ({_file_type(mode)}); a table is a Parquet file"
+            " or a folder of them",
+        )
+        return None
+
+    def folder_files(self, table: str, folder: Path) -> list[Path]:
+        """Every file under a table's folder, hidden ones skipped; a folder that cannot
+        be listed, and an entry that cannot be read, are problems."""
+        found: list[Path] = []
+        seen: set[Path] = set()
+        pending = [folder]
+        while pending:
+            current = pending.pop()
+            real = current.resolve()
+            if real in seen:
+                self.problem(
+                    "broken_link", table, current, "a folder reached twice (a loop of links)"
+                )
+                continue
+            seen.add(real)
+            try:
+                with os.scandir(current) as entries:
+                    names = sorted(entry.name for entry in entries)
+            except OSError as error:
+                self.problem(
+                    "unreadable_folder",
+                    table,
+                    current,
+                    f"cannot be listed: {_reason(error)}; its files would be missing from"
+                    f" table {table}",
+                )
+                continue
+            folders = []
+            for name in names:
+                if is_hidden(name):
+                    continue
+                path = current / name
+                kind = self.kind(path, table)
+                if kind == FILE:
+                    found.append(path)
+                elif kind == FOLDER:
+                    folders.append(path)
+            pending.extend(reversed(folders))
+        return sorted(found)
+
+    def misnamed(self, names: Iterable[str]) -> None:
+        """Entries whose name is a table's but for its case: never taken as absent."""
+        spellings: dict[str, str] = {}
+        for table in TABLES:
+            spellings[table] = table
+            spellings[f"{table}.parquet"] = table
+        for name in names:
+            found = spellings.get(name.lower())
+            if found is not None and name not in spellings:
+                self.problem(
+                    "misnamed_table",
+                    found,
+                    self.root / name,
+                    f"named like table {found} but for its case; rename it to"
+                    f" {found}.parquet or {found}/ (names are exact)",
+                )
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error) or type(error).__name__
+
+
+def _file_type(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "neither file nor folder"
 
 
 def logset_root(path: str | Path) -> Path:
     """A log set's folder, resolved: what table sources are bound under before
-    discovery. Raises :class:`InputError` when it does not exist or is not a folder."""
+    discovery. Raises :class:`InputError` when it does not exist, is not a folder,
+    or cannot be listed."""
     root = Path(path)
     if not root.exists():
         raise InputError(f"log set {root}: no such directory")
     if not root.is_dir():
         raise InputError(f"log set {root}: not a directory (a log set is a folder of tables)")
+    try:
+        with os.scandir(root):
+            pass
+    except OSError as error:
+        raise InputError(f"log set {root}: cannot be listed: {_reason(error)}") from None
     return root.resolve()
+
+
+def _listing(root: Path) -> list[str]:
+    try:
+        with os.scandir(root) as entries:
+            return sorted(entry.name for entry in entries)
+    except OSError as error:
+        raise InputError(f"log set {root}: cannot be listed: {_reason(error)}") from None
 
 
 def discover(
@@ -106,52 +267,76 @@ def discover(
 
     The tables of ``sources`` (a mapping's, bound to the user's files under
     :func:`logset_root`; ``mapping`` is its file) are read from them; the others are
-    found in the contract's layout.
+    found in the contract's layout. A mapped table that also has files in the
+    contract's layout, other than those the mapping reads, is ambiguous.
 
-    Raises :class:`InputError` when the directory does not exist or is not a
-    directory; a directory without tables is reported as problems, so that a
-    validation run states every reason at once.
+    Raises :class:`InputError` when the directory does not exist, is not a directory
+    or cannot be listed; everything else (a directory without tables, an entry that
+    cannot be read) is reported as problems, so that a validation run states every
+    reason at once.
     """
     root = logset_root(path)
+    finder = _Finder(root)
     tables: dict[str, TableFiles] = {}
-    problems: list[Problem] = []
     mapped: dict[str, TableSource] = {source.table: source for source in sources}
     for name, source in mapped.items():
         tables[name] = TableFiles(name, root, source.files, source.hive)
+    finder.misnamed(_listing(root))
     for name in TABLES:
-        if name in mapped:
+        entries: dict[Path, str] = {}
+        for candidate in (root / f"{name}.parquet", root / name):
+            kind = finder.kind(candidate, name)
+            if kind is not None:
+                entries[candidate] = kind
+        if not entries:
             continue
-        single = root / f"{name}.parquet"
-        folder = root / name
-        if single.exists() and folder.is_dir():
-            problems.append(
+        if name in mapped:
+            own = set(mapped[name].files)
+            for entry, kind in entries.items():
+                listed = [entry] if kind == FILE else finder.folder_files(name, entry)
+                if any(f.resolve() not in own for f in listed):
+                    finder.problem(
+                        "ambiguous_table",
+                        name,
+                        entry,
+                        f"table {name} is read through the mapping {mapping}, and is also"
+                        " in the contract's layout here; keep one of them",
+                    )
+            continue
+        if len(entries) > 1:
+            shown = tuple(
+                relative_name(root, e) + ("/" if k == FOLDER else "") for e, k in entries.items()
+            )
+            finder.problems.append(
                 Problem(
                     check="ambiguous_table",
                     table=name,
-                    files=(f"{name}.parquet", f"{name}/"),
-                    message=f"table {name} is both {name}.parquet and a folder {name}/;"
-                    " keep one of them",
+                    files=shown,
+                    message=f"table {name} is both {' and '.join(shown)}; keep one of them",
                 )
             )
             continue
-        if single.is_file():
-            tables[name] = TableFiles(name, single, (single,), ({},))
-        elif folder.is_dir():
-            files = _folder_files(folder)
-            hive = tuple(_hive_values(folder, f) for f in files)
-            tables[name] = TableFiles(name, folder, tuple(files), hive)
-            key_sets = {tuple(sorted(h)) for h in hive}
-            if len(key_sets) > 1:
-                problems.append(
-                    Problem(
-                        check="hive_keys_differ",
-                        table=name,
-                        files=tuple(relative_name(root, f) for f in files[:3]),
-                        message=f"the files of {name}/ sit under different hive keys "
-                        f"({'; '.join(', '.join(k) or '(none)' for k in sorted(key_sets))});"
-                        " every file of a table needs the same key=value folders",
-                    )
+        ((entry, kind),) = entries.items()
+        if kind == FILE:
+            tables[name] = TableFiles(name, entry, (entry,), ({},))
+            continue
+        files = finder.folder_files(name, entry)
+        hive = tuple(_hive_values(entry, f) for f in files)
+        tables[name] = TableFiles(name, entry, tuple(files), hive)
+        key_sets = {tuple(sorted(h)) for h in hive}
+        if len(key_sets) > 1:
+            finder.problems.append(
+                Problem(
+                    check="hive_keys_differ",
+                    table=name,
+                    files=tuple(relative_name(root, f) for f in files[:3]),
+                    message=f"the files of {relative_name(root, entry)}/ sit under different"
+                    " hive keys ("
+                    f"{'; '.join(', '.join(k) or '(none)' for k in sorted(key_sets))});"
+                    " every file of a table needs the same key=value folders",
                 )
+            )
+    problems = finder.problems
     if not tables and not problems:
         problems.append(
             Problem(

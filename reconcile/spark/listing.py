@@ -39,33 +39,40 @@ def _hive(parts: Sequence[str]) -> dict[str, str]:
 
 def layout(root: str, relpaths: Iterable[str]) -> tuple[dict[str, SourceFile], list[Problem]]:
     """The contract tables among a log set's file names (relative, ``/``-separated),
-    by the rules of :func:`reconcile.logset.discover.discover`."""
+    by the rules of :func:`reconcile.logset.discover.discover`: ``<table>.parquet``,
+    or every file not hidden under a folder ``<table>/`` or ``<table>.parquet/``."""
     sources: dict[str, SourceFile] = {}
     problems: list[Problem] = []
     names = sorted(set(relpaths))
     for table in TABLES:
         single = f"{table}.parquet"
-        inside = [
-            n
-            for n in names
-            if n.startswith(f"{table}/") and not any(is_hidden(p) for p in n.split("/")[1:])
-        ]
-        if single in names and inside:
+        forms: dict[str, list[str]] = {}
+        if single in names:
+            forms[single] = [single]
+        for folder in (table, single):
+            inside = [
+                n
+                for n in names
+                if n.startswith(f"{folder}/") and not any(is_hidden(p) for p in n.split("/")[1:])
+            ]
+            if inside:
+                forms[f"{folder}/"] = inside
+        if len(forms) > 1:
+            shown = tuple(forms)
             problems.append(
                 Problem(
                     check="ambiguous_table",
                     table=table,
-                    files=(single, f"{table}/"),
-                    message=f"table {table} is both {single} and a folder {table}/;"
-                    " keep one of them",
+                    files=shown,
+                    message=f"table {table} is both {' and '.join(shown)}; keep one of them",
                 )
             )
             continue
-        chosen = [single] if single in names else inside
-        for name in chosen:
-            parts = name.split("/")
-            hive = _hive(parts[1:]) if len(parts) > 1 else {}
-            sources[name] = SourceFile(table, name, f"{root.rstrip('/')}/{name}", hive)
+        for chosen in forms.values():
+            for name in chosen:
+                parts = name.split("/")
+                hive = _hive(parts[1:]) if len(parts) > 1 else {}
+                sources[name] = SourceFile(table, name, f"{root.rstrip('/')}/{name}", hive)
     return sources, problems
 
 
@@ -102,7 +109,6 @@ def remote_sources(
         listed = (
             spark.read.format("binaryFile")
             .option("recursiveFileLookup", "true")
-            .option("pathGlobFilter", "*.parquet")
             .load(root)
             .select("path")
             .collect()
