@@ -39,4 +39,4 @@ def open_logset(
     for name, table in files.tables.items():
         schemas[name], _ = read_file_schemas(files, table)
     coordinate = infer_coordinate(coordinate_columns(schemas))
-    return LogSet(files, schemas, coordinate, Engine(config))
+    return LogSet(files, schemas, coordinate, Engine(config, readable=files.all_files))

@@ -48,6 +48,7 @@ from reconcile.errors import (
     classify_engine_error,
     first_line,
 )
+from reconcile.mapping import NONE
 from reconcile.mapping.suggest import suggest_mapping
 from reconcile.progress import Progress, StepClock, Steps, write_profile
 from reconcile.render.audit_text import render_audit_text
@@ -105,11 +106,13 @@ def _as_of_option(parser: argparse.ArgumentParser) -> None:
 def _mapping_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--mapping",
-        type=Path,
-        metavar="FILE",
+        metavar="FILE|auto|none",
         help="read the log set through this mapping file (TOML: which of your files and"
-        " columns are which contract tables and columns); default: LOGSET/reconcile.toml"
-        " when there is one. Write a first one with: reconcile map suggest LOGSET",
+        " columns are which contract tables and columns); auto: the log set's own"
+        " LOGSET/reconcile.toml, which is never applied unless asked for (it runs SQL"
+        " over the files); none: the contract's layout only. Default: the contract's"
+        " layout, refused when LOGSET holds a reconcile.toml. Write a first mapping"
+        " with: reconcile map suggest LOGSET",
     )
 
 
@@ -363,7 +366,7 @@ def _spark(args: argparse.Namespace) -> SparkEngine:
         conf[key.strip()] = value.strip()
     if args.spark_buckets is not None and args.spark_buckets < 0:
         raise UsageError("--spark-buckets must be 0 or more")
-    if is_remote(args.logset) and args.mapping is not None:
+    if is_remote(args.logset) and args.mapping not in (None, NONE):
         raise UsageError(
             "--mapping reads a local log set only (a folder the driver and the executors"
             f" read): {args.logset} is a URL"

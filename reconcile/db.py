@@ -1,24 +1,36 @@
-"""DuckDB connections, configured on purpose for logs larger than memory.
+"""DuckDB connections, configured on purpose for logs larger than memory and for
+log sets that cannot be trusted.
 
 DuckDB's defaults suit interactive use: 80 % of RAM, a spill folder in the working
-directory (which may be the user's log set), insertion order kept. The reconciler
-sets each of them: a memory limit, a spill folder of its own that it removes, and
-UTC as the session time zone so that zoned timestamps convert without surprises.
+directory (which may be the user's log set), insertion order kept, any file of the
+machine readable from SQL, extensions installed from the network when a query names
+one. The reconciler sets each of them: a memory limit, a spill folder of its own
+that it removes (and that a later run removes when its owner was killed), UTC as the
+session time zone so that zoned timestamps convert without surprises, and a
+**sandbox** (issue 19): a connection reads only the files it is given (the log
+set's own; a mapping's SQL runs in it too) and its spill folder, never installs or
+loads an extension, and its configuration is locked, so that no query can lift any
+of this.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import re
 import shutil
 import tempfile
+import time
 import weakref
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import duckdb
 
-from reconcile.errors import UsageError, first_line
+from reconcile.errors import ResourceError, UsageError, first_line
 
 # The memory limit when none is given: 40 % of the memory this process may use (the
 # machine's, or its control group's when lower), at most 5 GB. DuckDB's own default
@@ -26,6 +38,9 @@ from reconcile.errors import UsageError, first_line
 # and peak resident memory runs about 10 % above DuckDB's limit.
 DEFAULT_MEMORY_SHARE = 0.4
 DEFAULT_MEMORY_CAP = 5 * 1000**3
+# --threads: at most this many per core (more only adds contention and memory; the
+# cap keeps a typo such as 10000 from starting ten thousand threads).
+THREADS_PER_CORE = 4
 
 # The settings a user gives, by the options (and environment variables) that give them.
 _OPTIONS = {
@@ -33,6 +48,15 @@ _OPTIONS = {
     "temp_directory": ("--temp-dir", "RECONCILE_TEMP_DIR"),
     "threads": ("--threads", "RECONCILE_THREADS"),
 }
+
+# A size as DuckDB reads one: a number and a unit ("4GB", "512 MiB", "80%").
+_SIZE = re.compile(r"\s*[0-9]+(\.[0-9]+)?\s*([kmgt]i?b|b|bytes?|%)?\s*", re.IGNORECASE)
+
+SPILL_PREFIX = "reconcile-spill-"
+_SPILL_LOCK = "owner.lock"
+# A spill folder without its lock file is a run's being made, or one from before the
+# lock: removed only once this old.
+_UNLOCKED_AGE_S = 3600
 
 
 def available_memory() -> int | None:
@@ -62,16 +86,46 @@ def default_memory_limit() -> str:
     return f"{max(limit // 1000**2, 256)}MB"
 
 
+def max_threads() -> int:
+    """The most threads an engine may be given: a few per core of this machine."""
+    return THREADS_PER_CORE * (os.cpu_count() or 1)
+
+
+def check_threads(value: int, given: str) -> int:
+    """``value`` when it is a sane thread count, else a UsageError naming ``given``
+    (the option or variable that gave it)."""
+    most = max_threads()
+    if value < 1:
+        raise UsageError(f"threads {value} ({given}): give 1 or more")
+    if value > most:
+        raise UsageError(
+            f"threads {value} ({given}): at most {most} here"
+            f" ({THREADS_PER_CORE} per core, {os.cpu_count() or 1} cores)"
+        )
+    return value
+
+
+def check_memory_limit(value: str, given: str) -> str:
+    """``value`` when it reads as a size (``4GB``, ``512MiB``, ``80%``), else a
+    UsageError naming ``given``."""
+    if not _SIZE.fullmatch(value):
+        raise UsageError(
+            f"memory limit {value!r} ({given}): not a size; give e.g. 4GB, 512MB or 80%"
+        )
+    return value.strip()
+
+
 @dataclass(frozen=True)
 class EngineConfig:
     """Resources the engine may use.
 
     ``memory_limit`` is DuckDB's (e.g. ``"4GB"``; default: 40 % of the memory
     available, at most 5 GB), past which sorts, joins, aggregates and windows spill
-    into ``temp_directory`` (default: a fresh folder under the system temporary
-    directory, removed on close). ``threads`` defaults to every core.
-    Environment variables ``RECONCILE_MEMORY_LIMIT``, ``RECONCILE_TEMP_DIR`` and
-    ``RECONCILE_THREADS`` override the defaults.
+    into a fresh folder under ``temp_directory`` (default: the system temporary
+    directory), removed on close. ``threads`` defaults to every core, and may be at
+    most :data:`THREADS_PER_CORE` per core. Environment variables
+    ``RECONCILE_MEMORY_LIMIT``, ``RECONCILE_TEMP_DIR`` and ``RECONCILE_THREADS``
+    override the defaults; a value that is not a size or a count is a UsageError.
     """
 
     memory_limit: str | None = None
@@ -79,32 +133,143 @@ class EngineConfig:
     threads: int | None = None
 
     @classmethod
-    def from_env(cls) -> EngineConfig:
-        threads = os.environ.get("RECONCILE_THREADS")
-        temp = os.environ.get("RECONCILE_TEMP_DIR")
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> EngineConfig:
+        env = os.environ if environ is None else environ
+        threads = env.get("RECONCILE_THREADS", "").strip()
+        memory = env.get("RECONCILE_MEMORY_LIMIT", "").strip()
+        temp = env.get("RECONCILE_TEMP_DIR", "")
+        count = None
+        if threads:
+            if not re.fullmatch(r"[+-]?[0-9]+", threads):
+                raise UsageError(f"threads {threads!r} (RECONCILE_THREADS): not a whole number")
+            count = check_threads(int(threads), "RECONCILE_THREADS")
         return cls(
-            memory_limit=os.environ.get("RECONCILE_MEMORY_LIMIT"),
+            memory_limit=check_memory_limit(memory, "RECONCILE_MEMORY_LIMIT") if memory else None,
             temp_directory=Path(temp) if temp else None,
-            threads=int(threads) if threads else None,
+            threads=count,
         )
 
 
-class Engine:
-    """One DuckDB connection and the spill folder it owns."""
+def sandbox(
+    con: duckdb.DuckDBPyConnection,
+    readable: Iterable[str | Path] = (),
+    folders: Iterable[str | Path] = (),
+) -> duckdb.DuckDBPyConnection:
+    """Shut ``con`` in: from now on it reads only the files ``readable`` names and
+    what lies under ``folders`` (paths as the queries will name them), installs and
+    loads no extension (those the reconciler uses are built in), and its settings
+    are locked, so that no query (a mapping's SQL included) can change any of this.
+    Settings of the connection's own must be made before."""
+    files = [str(path) for path in readable]
+    dirs = [str(path) for path in folders]
+    for name, value in (
+        ("autoinstall_known_extensions", False),
+        ("autoload_known_extensions", False),
+        ("allowed_directories", dirs),
+        ("allowed_paths", files),
+        ("enable_external_access", False),
+        ("lock_configuration", True),
+    ):
+        # SET takes no bound parameters; the names are ours, values are quoted.
+        con.execute(f"SET {name} = {_literal(value)}")
+    return con
 
-    def __init__(self, config: EngineConfig | None = None) -> None:
+
+def connect(
+    readable: Iterable[str | Path] = (), folders: Iterable[str | Path] = ()
+) -> duckdb.DuckDBPyConnection:
+    """A fresh in-memory DuckDB in the sandbox (:func:`sandbox`), in UTC, for work
+    that is not the engine's (binding a mapping, reading a file's bytes in a task)."""
+    con = duckdb.connect(":memory:")
+    con.execute("SET TimeZone = 'UTC'")
+    return sandbox(con, readable, folders)
+
+
+def _spill_base(config: EngineConfig) -> Path:
+    return config.temp_directory or Path(tempfile.gettempdir())
+
+
+def sweep_spill_folders(base: Path) -> list[Path]:
+    """Remove the spill folders under ``base`` whose engines are gone (a run killed
+    before it could remove its own): each holds a lock while its engine lives.
+    Returns those removed."""
+    removed: list[Path] = []
+    try:
+        candidates = sorted(base.glob(f"{SPILL_PREFIX}*"))
+    except OSError:
+        return removed
+    for folder in candidates:
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        lock = folder / _SPILL_LOCK
+        try:
+            with lock.open("rb") as handle:
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    continue  # its engine is alive
+        except FileNotFoundError:
+            try:
+                if time.time() - folder.stat().st_mtime < _UNLOCKED_AGE_S:
+                    continue
+            except OSError:
+                continue
+        except OSError:
+            continue  # not ours to judge (another user's)
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder)
+    return removed
+
+
+def _own_spill_folder(config: EngineConfig) -> tuple[Path, IO[bytes]]:
+    """A fresh spill folder under the configured base, and the open lock file that
+    says it is in use; stale folders of killed runs are swept first."""
+    base = _spill_base(config)
+    option, variable = _OPTIONS["temp_directory"]
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        sweep_spill_folders(base)
+        folder = Path(tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-", dir=base))
+        handle = (folder / _SPILL_LOCK).open("wb")
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as error:
+        raise ResourceError(
+            f"cannot make a spill folder under {base}: {error.strerror or error}",
+            resource="disk",
+            hint=f"point {option} (or {variable}) at a writable folder with free space",
+        ) from None
+    return folder, handle
+
+
+def _release(folder: Path, handle: IO[bytes]) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        handle.close()
+
+
+class Engine:
+    """One DuckDB connection, sandboxed to the files it may read, and the spill
+    folder it owns.
+
+    ``readable`` are the files the engine's queries may open (a log set's, as its
+    discovery found them); nothing else of the machine can be read from SQL.
+    """
+
+    def __init__(
+        self, config: EngineConfig | None = None, *, readable: Iterable[str | Path] = ()
+    ) -> None:
         config = config or EngineConfig.from_env()
-        self._owned_temp: Path | None = None
-        if config.temp_directory is None:
-            self._owned_temp = Path(tempfile.mkdtemp(prefix="reconcile-spill-"))
-            temp = self._owned_temp
-            # an engine never closed (a notebook's log set, left open for the session)
-            # still removes its spill folder, when collected or when Python exits
-            self._remove_temp = weakref.finalize(self, shutil.rmtree, temp, ignore_errors=True)
-        else:
-            temp = config.temp_directory
+        if config.threads is not None:
+            check_threads(config.threads, "--threads or RECONCILE_THREADS")
+        if config.memory_limit is not None:
+            check_memory_limit(config.memory_limit, "--memory-limit or RECONCILE_MEMORY_LIMIT")
+        temp, handle = _own_spill_folder(config)
+        self._temp: Path | None = temp
+        # an engine never closed (a notebook's log set, left open for the session)
+        # still removes its spill folder, when collected or when Python exits
+        self._remove_temp = weakref.finalize(self, _release, temp, handle)
         self.con = duckdb.connect(":memory:")
-        settings = {
+        settings: dict[str, object] = {
             "memory_limit": config.memory_limit or default_memory_limit(),
             "temp_directory": str(temp),
             "preserve_insertion_order": False,
@@ -114,7 +279,6 @@ class Engine:
         if config.threads:
             settings["threads"] = config.threads
         for name, value in settings.items():
-            # SET takes no bound parameters; the names are ours, values are quoted.
             try:
                 self.con.execute(f"SET {name} = {_literal(value)}")
             except duckdb.Error as error:
@@ -126,12 +290,18 @@ class Engine:
                     f"{name.replace('_', ' ')} {value!r} ({option} or {variable}):"
                     f" {first_line(error)}"
                 ) from None
+        sandbox(self.con, readable, [temp])
+
+    @property
+    def spill_folder(self) -> Path | None:
+        """The folder DuckDB spills into (None once closed)."""
+        return self._temp
 
     def close(self) -> None:
         self.con.close()
-        if self._owned_temp is not None:
+        if self._temp is not None:
             self._remove_temp()
-            self._owned_temp = None
+            self._temp = None
 
     def __enter__(self) -> Engine:
         return self
@@ -145,6 +315,8 @@ def _literal(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(quote_literal(str(v)) for v in value) + "]"
     return quote_literal(str(value))
 
 

@@ -140,3 +140,9 @@ def page(
     }
     row.update(extra)
     return row
+
+
+def own_mapping(path: Path) -> str | None:
+    """``"auto"`` for a log set that brings its own mapping (``reconcile.toml``), which
+    the tests trust as their own (a user says ``--mapping auto``); None for others."""
+    return "auto" if (path / "reconcile.toml").exists() else None

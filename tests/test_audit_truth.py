@@ -16,6 +16,7 @@ from reconcile.simulate import FAULTS, SimOptions, simulate
 from reconcile.simulate.options import Eligibility, Evidence, Membership
 from reconcile.simulate.truth import RULES
 from tests.conftest import fast_tier
+from tests.logsets import own_mapping
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -34,7 +35,7 @@ def key(finding: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def audited(path: Path) -> tuple[set[tuple[Any, ...]], dict[str, Any]]:
-    with open_logset(path) as logset:
+    with open_logset(path, mapping=own_mapping(path)) as logset:
         result = audit(logset)
     rows = result.findings.to_dicts()
     return {key(r) for r in rows}, {"rows": rows}

@@ -37,14 +37,14 @@ from reconcile.simulate import SimOptions, simulate
 from reconcile.simulate.foreign import floor_to_ms, to_foreign
 from reconcile.simulate.options import Eligibility, Evidence, Membership
 from tests.conftest import examples
-from tests.logsets import at, checkpoint, receipt, write_logset
+from tests.logsets import at, checkpoint, own_mapping, receipt, write_logset
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 FRAMES = ("watermarks", "frontiers", "frontier_history", "findings")
 
 
 def _audit(path: Path, mapping: Path | None = None) -> dict[str, pl.DataFrame]:
-    with open_logset(path, mapping=mapping) as logset:
+    with open_logset(path, mapping=mapping or own_mapping(path)) as logset:
         result = audit(logset)
     return {name: getattr(result, name) for name in FRAMES}
 
@@ -81,7 +81,8 @@ def test_foreign_layout_audits_as_the_contract_layout(
 def test_foreign_layout_on_the_command_line(
     tmp_path: Path, twin: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["audit", str(DATA / "foreign"), "--out", str(tmp_path / "f")]) == 1
+    foreign = ["audit", str(DATA / "foreign"), "--mapping", "auto", "--out", str(tmp_path / "f")]
+    assert main(foreign) == 1
     assert main(["audit", str(twin), "--out", str(tmp_path / "t")]) == 1
     capsys.readouterr()
     for name in FRAMES:
@@ -260,7 +261,7 @@ def test_csv_constant_sql_value_map_and_time_format(tmp_path: Path) -> None:
     rows = _cp_rows()
     logs = _csv_logset(tmp_path, rows)
     contract = write_logset(tmp_path / "contract", {"checkpoints": rows})
-    with open_logset(logs) as mapped, open_logset(contract) as plain:
+    with open_logset(logs, mapping="auto") as mapped, open_logset(contract) as plain:
         a = pl.from_arrow(mapped.relation("checkpoints").to_arrow_table())
         b = pl.from_arrow(plain.relation("checkpoints").to_arrow_table())
         lazy = mapped.lazyframe("checkpoints").collect()
@@ -282,7 +283,9 @@ def test_explicit_mapping_file_wins_over_the_folders(tmp_path: Path) -> None:
     logs = _csv_logset(tmp_path, rows, mapping="[receipts]\nfiles = 'nothing.parquet'\n")
     elsewhere = tmp_path / "mine.toml"
     elsewhere.write_text(MAPPING, encoding="utf-8")
-    assert main(["validate", str(logs)]) == 2  # the folder's own mapping names no file
+    assert (
+        main(["validate", str(logs), "--mapping", "auto"]) == 2
+    )  # the folder's own mapping names no file
     assert main(["validate", str(logs), "--mapping", str(elsewhere)]) == 0
 
 
@@ -347,10 +350,10 @@ def test_jsonl_and_a_kind_column(tmp_path: Path) -> None:
         '[receipts]\nfiles = "log.jsonl"\nfilter = "kind = \'rc\'"\n'
         '[receipts.columns]\nrecorded_at = { column = "t", timestamp = "epoch_s" }\n'
     )
-    report = validate_logset(logs)
+    report = validate_logset(logs, mapping="auto")
     assert report.ok, report.problems
     assert {t.name: t.rows for t in report.tables} == {"checkpoints": 1, "receipts": 1}
-    with open_logset(logs) as logset:
+    with open_logset(logs, mapping="auto") as logset:
         rows = logset.con.sql("SELECT __row, recorded_at FROM receipts").fetchall()
     assert rows == [(1, at(3).replace(tzinfo=None))]
 
@@ -398,21 +401,24 @@ def test_mapping_errors_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], mapping: str, says: str
 ) -> None:
     logs = _csv_logset(tmp_path, _cp_rows(), mapping=mapping)
-    for command in (["validate", str(logs)], ["audit", str(logs), "--out", str(tmp_path / "r")]):
+    for command in (
+        ["validate", str(logs), "--mapping", "auto"],
+        ["audit", str(logs), "--mapping", "auto", "--out", str(tmp_path / "r")],
+    ):
         assert main(command) == 2
         err = capsys.readouterr().err
         assert says in err, err
         assert "reconcile.toml" in err
     assert not (tmp_path / "r").exists()
     with pytest.raises(MappingError):
-        validate_logset(logs)
+        validate_logset(logs, mapping="auto")
 
 
 def test_a_value_the_map_does_not_cover(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = _cp_rows()
     logs = _csv_logset(tmp_path, rows, mapping=MAPPING.replace(', N = "lost"', ""))
     (logs / "cp" / "b.csv").write_text((logs / "cp" / "b.csv").read_text().replace(",Y,", ",N,", 1))
-    report = validate_logset(logs)
+    report = validate_logset(logs, mapping="auto")
     [problem] = report.problems
     assert problem.check == "unmapped_value"
     assert (problem.table, problem.column, problem.source) == (
@@ -423,7 +429,7 @@ def test_a_value_the_map_does_not_cover(tmp_path: Path, capsys: pytest.CaptureFi
     assert problem.files == ("cp/b.csv",)
     assert problem.examples == ({"file": "cp/b.csv", "row": 0, "cas": "N"},)
     assert "'N'" in problem.message
-    assert main(["validate", str(logs)]) == 2
+    assert main(["validate", str(logs), "--mapping", "auto"]) == 2
     out = capsys.readouterr().out
     assert "column cas_result (mapped from cas (value map))" in out
     assert "mapping: " in out
@@ -434,7 +440,7 @@ def test_problems_name_the_users_file_row_and_column(tmp_path: Path) -> None:
     rows = _cp_rows()
     rows[2]["owner_epoch"] = -4
     logs = _csv_logset(tmp_path, rows)
-    report = validate_logset(logs)
+    report = validate_logset(logs, mapping="auto")
     [problem] = report.problems
     assert (problem.table, problem.column, problem.check) == (
         "checkpoints",
@@ -450,7 +456,7 @@ def test_problems_name_the_users_file_row_and_column(tmp_path: Path) -> None:
 
 def test_a_required_column_left_unmapped(tmp_path: Path) -> None:
     logs = _csv_logset(tmp_path, _cp_rows(), mapping=MAPPING.replace('attempt_id = "run"\n', ""))
-    report = validate_logset(logs)
+    report = validate_logset(logs, mapping="auto")
     [problem] = report.problems
     assert (problem.check, problem.column, problem.source) == (
         "missing_column",
@@ -462,7 +468,9 @@ def test_a_required_column_left_unmapped(tmp_path: Path) -> None:
 
 def test_a_mapped_column_of_the_wrong_type(tmp_path: Path) -> None:
     mapping = MAPPING.replace('watermark = "wm"', 'watermark = "run"')
-    [problem] = validate_logset(_csv_logset(tmp_path, _cp_rows(), mapping=mapping)).problems
+    [problem] = validate_logset(
+        _csv_logset(tmp_path, _cp_rows(), mapping=mapping), mapping="auto"
+    ).problems
     assert (problem.check, problem.column, problem.source) == ("wrong_type", "watermark", "run")
     assert problem.files == ("cp/a.csv", "cp/b.csv")
 
@@ -471,7 +479,7 @@ def test_the_input_is_left_as_it_was(tmp_path: Path) -> None:
     logs = tmp_path / "foreign"
     shutil.copytree(DATA / "foreign", logs)
     before = {p.name: p.read_bytes() for p in logs.iterdir()}
-    assert main(["audit", str(logs), "--out", str(tmp_path / "r")]) == 1
+    assert main(["audit", str(logs), "--mapping", "auto", "--out", str(tmp_path / "r")]) == 1
     assert main(["map", "suggest", str(logs)]) == 0
     assert {p.name: p.read_bytes() for p in logs.iterdir()} == before
 
@@ -614,7 +622,7 @@ def test_notebook_investigations_read_through_the_mapping(twin: Path) -> None:
     """The investigation helpers see the mapped views as they see the contract's."""
     frames = []
     for path in (DATA / "foreign", twin):
-        with open_logset(path) as logset:
+        with open_logset(path, mapping=own_mapping(path)) as logset:
             analysis = Analysis(logset)
             frames.append(
                 (
@@ -715,7 +723,7 @@ def test_text_flags_through_a_value_map_and_their_suggestion(tmp_path: Path) -> 
             path
         )
     contract = write_logset(tmp_path / "contract", {"checkpoints": rows})
-    with open_logset(logs) as mapped, open_logset(contract) as plain:
+    with open_logset(logs, mapping="auto") as mapped, open_logset(contract) as plain:
         a = mapped.con.sql("SELECT generation, watermark_inclusive FROM checkpoints ORDER BY 1")
         b = plain.con.sql("SELECT generation, watermark_inclusive FROM checkpoints ORDER BY 1")
         assert a.fetchall() == b.fetchall()

@@ -62,6 +62,7 @@ from reconcile.spark.tasks import (
     scope_kernel,
 )
 from reconcile.validate import validate_logset
+from tests.logsets import own_mapping
 
 # Spark in local mode: minutes; outside the fast tier (pytest -m 'not slow').
 pytestmark = pytest.mark.slow
@@ -88,7 +89,8 @@ def spark() -> Iterator[SparkSession]:
 
 def _engine(spark: SparkSession, path: Path | str, rows_per_piece: int = 100_000) -> SparkEngine:
     # three buckets of partitions per scope: the partition phase in several tasks
-    return SparkEngine(spark, path, rows_per_piece=rows_per_piece, buckets=3)
+    mapping = own_mapping(path) if isinstance(path, Path) else None
+    return SparkEngine(spark, path, rows_per_piece=rows_per_piece, buckets=3, mapping=mapping)
 
 
 def spark_audit(
@@ -102,7 +104,7 @@ def spark_audit(
 
 
 def duckdb_audit(path: Path, as_of: str | None = None) -> AuditResult:
-    with open_logset(path) as logset:
+    with open_logset(path, mapping=own_mapping(path)) as logset:
         return audit(logset, as_of)
 
 
@@ -542,7 +544,7 @@ def test_mapped_log_sets_report_the_same_problems(spark: SparkSession, tmp_path:
     the negative owner epoch in the user's file and row."""
     logs = _mapped_csv(tmp_path)
     for _ in range(2):
-        duck = validate_logset(logs)
+        duck = validate_logset(logs, mapping="auto")
         engine = _engine(spark, logs, rows_per_piece=1)
         try:
             mine = run.validate(engine, Job("validate", {}))
@@ -573,7 +575,7 @@ def test_a_mapped_file_that_does_not_convert(spark: SparkSession, tmp_path: Path
     toml.write_text(toml.read_text().replace('N = "lost"', 'N = "lost", MAYBE = "lost"'))
     bad = logs / "cp" / "b.csv"
     bad.write_text(bad.read_text().replace("01/01/2026 00:00:10", "31/02/2026 00:00:10"))
-    duck = validate_logset(logs)
+    duck = validate_logset(logs, mapping="auto")
     engine = _engine(spark, logs)
     try:
         mine = run.validate(engine, Job("validate", {}))

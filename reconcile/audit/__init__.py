@@ -137,14 +137,14 @@ def _inputs(logset: LogSet) -> dict[str, Any]:
         name: {"files": len(logset.files.tables[name].files), "rows": logset.row_count(name)}
         for name in logset.present
     }
-    inputs: dict[str, Any] = {
+    # the mapping in use, always said: null for the contract's own layout (issue 19)
+    mapping = logset.files.mapping
+    return {
         "logset": str(logset.path),
+        "mapping": str(mapping) if mapping is not None else None,
         "coordinate": logset.coordinate.value,
         "tables": tables,
     }
-    if logset.files.mapping is not None:
-        inputs["mapping"] = str(logset.files.mapping)
-    return inputs
 
 
 __all__ = ["AuditResult", "AuditSettings", "audit"]

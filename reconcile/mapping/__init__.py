@@ -1,8 +1,9 @@
 """Reading users' own logs through a mapping file (TOML) onto the contract's tables.
 
-* :func:`find_mapping` / :func:`load_mapping` read a mapping (``reconcile.toml`` in
-  the log directory by default), :func:`resolve_mapping` takes any of the forms the
-  entry points accept;
+* :func:`find_mapping` / :func:`load_mapping` read a mapping (a file the user names,
+  or the log directory's own ``reconcile.toml`` when the user asks for it with
+  ``auto``: a log set's mapping is never applied unasked), :func:`resolve_mapping`
+  takes any of the forms the entry points accept;
 * :mod:`reconcile.mapping.bind` checks it against the files and states each table
   as a DuckDB relation, which the loader registers as the table's view;
 * :mod:`reconcile.mapping.discover` hands the bound tables to discovery as table
@@ -15,7 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from reconcile.mapping.spec import (
+    AUTO,
     MAPPING_FILE,
+    NONE,
     LogMapping,
     MappingError,
     find_mapping,
@@ -27,14 +30,19 @@ from reconcile.mapping.spec import (
 def resolve_mapping(
     logset: str | Path, mapping: LogMapping | str | Path | None
 ) -> LogMapping | None:
-    """A mapping given as an object or a file, else the log directory's own."""
+    """A mapping given as an object, a file, ``"auto"`` (the log directory's own,
+    trusted by the caller) or ``"none"``; nothing given reads the contract's layout,
+    and is refused where the log directory brings a mapping of its own
+    (:func:`~reconcile.mapping.spec.find_mapping`)."""
     if isinstance(mapping, LogMapping):
         return mapping
     return find_mapping(logset, mapping)
 
 
 __all__ = [
+    "AUTO",
     "MAPPING_FILE",
+    "NONE",
     "LogMapping",
     "MappingError",
     "find_mapping",

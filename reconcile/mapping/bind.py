@@ -23,8 +23,8 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from reconcile.db import quote_identifier, quote_literal
-from reconcile.errors import resource_error
+from reconcile.db import connect, quote_identifier, quote_literal
+from reconcile.errors import first_line, resource_error
 from reconcile.logset.discover import is_hidden, relative_name
 from reconcile.mapping.spec import (
     EPOCH_UNITS,
@@ -86,20 +86,53 @@ class MappedTable:
 
 def resolve_files(root: Path, spec: TableSpec, mapping: Path) -> tuple[tuple[Path, ...], str]:
     """The files a table's ``files`` patterns name under ``root`` (sorted, hidden
-    ones skipped), and their format."""
+    ones skipped), and their format.
+
+    A mapping reads the log set's own files only (issue 19): a pattern may not be
+    absolute or climb out with ``..``, and a file it matches must be a regular file
+    that lies inside ``root`` once its links are resolved; anything else is a
+    MappingError, never a file quietly left out.
+    """
+    where = f"mapping {mapping}: [{spec.table}] files"
     found: dict[Path, None] = {}
     for pattern in spec.files:
         given = Path(pattern)
-        if given.is_absolute():
-            matches = sorted(Path(given.anchor).glob(str(given.relative_to(given.anchor))))
-        else:
-            matches = sorted(root.glob(pattern))
-        files = [m for m in matches if m.is_file() and not is_hidden(m.name)]
-        if not files:
+        if given.is_absolute() or given.drive or ".." in given.parts:
             raise MappingError(
-                f"mapping {mapping}: [{spec.table}] files {pattern!r} matches no file under {root}"
+                f"{where} {pattern!r}: a pattern is relative to the log set and stays inside"
+                f" it (no absolute path, no ..); the log set is {root}"
             )
-        found.update(dict.fromkeys(f.resolve() for f in files))
+        try:
+            matches = sorted(root.glob(pattern))
+        except (OSError, ValueError) as error:
+            raise MappingError(f"{where} {pattern!r}: {error}") from None
+        files = []
+        for match in matches:
+            if is_hidden(match.name):
+                continue
+            try:
+                real = match.resolve(strict=True)
+            except (OSError, RuntimeError) as error:
+                raise MappingError(
+                    f"{where} {pattern!r}: {relative_name(root, match)} cannot be read"
+                    f" (a link that leads nowhere or loops: {error})"
+                ) from None
+            if not real.is_relative_to(root):
+                raise MappingError(
+                    f"{where} {pattern!r}: {relative_name(root, match)} leads to {real}, outside"
+                    " the log set; a mapping reads the log set's own files only"
+                )
+            if real.is_dir():
+                continue
+            if not real.is_file():
+                raise MappingError(
+                    f"{where} {pattern!r}: {relative_name(root, match)} is not a regular file"
+                    " (a FIFO, a device or a socket)"
+                )
+            files.append(real)
+        if not files:
+            raise MappingError(f"{where} {pattern!r} matches no file under {root}")
+        found.update(dict.fromkeys(files))
     paths = tuple(found)
     if spec.format is not None:
         return paths, spec.format
@@ -252,6 +285,18 @@ def _numeric(duckdb_type: str | None) -> bool:
     return kind.startswith(_FRACTIONAL) or kind.endswith("INT") or kind in _INTEGERS
 
 
+def why(error: duckdb.Error) -> str:
+    """DuckDB's reason a mapping's SQL does not apply, in the user's terms: the
+    sandbox (:func:`reconcile.db.sandbox`) refusing a file is said as such."""
+    text = str(error).strip()
+    if isinstance(error, duckdb.PermissionException):
+        return (
+            f"{first_line(error)}: a mapping's SQL reads the log set's files through the"
+            " table it maps, and can open no other file, URL or extension"
+        )
+    return text
+
+
 def _columns_hint(name: str, columns: list[str]) -> str:
     close = difflib.get_close_matches(name, columns, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
@@ -259,10 +304,15 @@ def _columns_hint(name: str, columns: list[str]) -> str:
 
 
 def bind_table(
-    con: duckdb.DuckDBPyConnection, root: Path, spec: TableSpec, mapping: Path
+    con: duckdb.DuckDBPyConnection,
+    root: Path,
+    spec: TableSpec,
+    mapping: Path,
+    resolved: tuple[tuple[Path, ...], str] | None = None,
 ) -> MappedTable:
-    """Check a table's section against its files and state its columns as SQL."""
-    files, fmt = resolve_files(root, spec, mapping)
+    """Check a table's section against its files (``resolved``: as
+    :func:`resolve_files` found them) and state its columns as SQL."""
+    files, fmt = resolved if resolved is not None else resolve_files(root, spec, mapping)
     where = f"mapping {mapping}: [{spec.table}]"
     csv_types: dict[str, str] = {}
     delimiter = csv_delimiter(spec, files)
@@ -287,7 +337,9 @@ def bind_table(
         try:
             rows = rows.filter(spec.filter)
         except duckdb.Error as error:
-            raise MappingError(f"{where} filter {spec.filter!r} does not apply: {error}") from None
+            raise MappingError(
+                f"{where} filter {spec.filter!r} does not apply: {why(error)}"
+            ) from None
     given: list[tuple[str, ColumnSpec]] = []
     identity: dict[str, str] = {}
     for name in table_schema(spec.table).columns:
@@ -343,8 +395,8 @@ def _first_failure(
         try:
             rows.select(sql)
         except duckdb.Error as error:
-            return MappingError(f"{what} {name} = {column.label()}: {error}")
-    return MappingError(f"{what}: {together}")
+            return MappingError(f"{what} {name} = {column.label()}: {why(error)}")
+    return MappingError(f"{what}: {why(together)}")
 
 
 def _source_types(
@@ -394,6 +446,12 @@ def mapped_relation(con: duckdb.DuckDBPyConnection, table: MappedTable) -> duckd
 
 
 def bind(mapping: LogMapping, root: Path) -> dict[str, MappedTable]:
-    """Every table of a mapping, bound to its files under ``root``."""
-    with duckdb.connect(":memory:") as con:
-        return {spec.table: bind_table(con, root, spec, mapping.path) for spec in mapping.tables}
+    """Every table of a mapping, bound to its files under ``root``, in a DuckDB that
+    reads those files and nothing else (:func:`reconcile.db.connect`)."""
+    files = {spec.table: resolve_files(root, spec, mapping.path) for spec in mapping.tables}
+    readable = [path for paths, _ in files.values() for path in paths]
+    with connect(readable) as con:
+        return {
+            spec.table: bind_table(con, root, spec, mapping.path, files[spec.table])
+            for spec in mapping.tables
+        }

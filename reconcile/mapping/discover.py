@@ -17,8 +17,10 @@ from reconcile.mapping.bind import bind
 def discover_with_mapping(
     path: str | Path, mapping: LogMapping | str | Path | None = None
 ) -> LogSetFiles:
-    """Find a log set's tables, those of its mapping (an object or a file; default:
-    the log directory's ``reconcile.toml`` when it has one) read through it.
+    """Find a log set's tables, those of its mapping (an object, a file, ``"auto"``
+    for the log directory's own ``reconcile.toml``, or ``"none"``; nothing given is
+    the contract's layout, refused where the log directory brings a mapping) read
+    through it.
 
     Raises :class:`~reconcile.errors.InputError` when the directory does not exist or
     is not a directory, and :class:`~reconcile.mapping.spec.MappingError` when the

@@ -27,6 +27,7 @@ against the files it names.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -234,26 +235,68 @@ def parse_mapping(text: str, path: Path) -> LogMapping:
     return LogMapping(path, tuple(_table(path, name, raw[name]) for name in TABLES if name in raw))
 
 
-def load_mapping(path: str | Path) -> LogMapping:
-    """Read and check a mapping file."""
+def load_mapping(path: str | Path, *, inside: Path | None = None) -> LogMapping:
+    """Read and check a mapping file; ``inside`` (a log set's folder) is where a
+    log set's own mapping must lie, links resolved."""
     where = Path(path)
     try:
+        if inside is not None and not where.resolve(strict=True).is_relative_to(inside.resolve()):
+            raise MappingError(
+                f"mapping {where} leads outside the log set {inside}: a log set's own"
+                " mapping is read from inside its folder only"
+            )
+        if not where.is_file():
+            raise MappingError(f"mapping {where} is not a file")
         text = where.read_text(encoding="utf-8")
-    except OSError as error:
-        raise MappingError(f"mapping {where} cannot be read: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise MappingError(
+            f"mapping {where} is not UTF-8 text (byte {error.start}): a mapping is a TOML file"
+        ) from None
+    except (OSError, RuntimeError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        raise MappingError(f"mapping {where} cannot be read: {reason}") from None
     return parse_mapping(text, where.resolve())
 
 
+# The words that choose a log set's own mapping, or none, where a file could be named.
+AUTO, NONE = "auto", "none"
+
+UNTRUSTED = (
+    "{root} brings its own mapping ({name}), which is not applied unless you ask: a"
+    " mapping says which files are read and runs its SQL over them. Read through it"
+    " with --mapping auto (from Python: mapping='auto'), read the contract's layout"
+    " alone with --mapping none, or name a mapping file of your own with --mapping FILE"
+)
+
+
 def default_mapping_file(logset: str | Path) -> Path | None:
-    """The log directory's own ``reconcile.toml``, when it has one."""
+    """The log directory's own ``reconcile.toml``, when it has one (in any form: a
+    link or a folder of that name is there too, and is refused when read)."""
     default = Path(logset) / MAPPING_FILE
-    return default if default.is_file() else None
+    return default if os.path.lexists(default) else None
 
 
 def find_mapping(logset: str | Path, explicit: str | Path | None = None) -> LogMapping | None:
-    """The mapping for a log set: ``explicit`` when given, else ``reconcile.toml`` in
-    the log directory when there is one, else None (the contract's own layout)."""
+    """The mapping for a log set, as the user chose it (issue 19: a log set's own
+    mapping is never applied unless asked for):
+
+    * a file (``explicit``): that mapping;
+    * ``"auto"``: the log directory's own ``reconcile.toml`` (a MappingError when it
+      has none, or when it leads outside the folder);
+    * ``"none"``: no mapping, the contract's own layout;
+    * None (nothing chosen): the contract's own layout when the log directory has no
+      ``reconcile.toml``; when it has one, a MappingError saying how to choose.
+    """
+    root = Path(logset)
+    own = default_mapping_file(root)
+    if isinstance(explicit, str) and explicit == AUTO:
+        if own is None:
+            raise MappingError(f"--mapping auto: {root} has no {MAPPING_FILE}")
+        return load_mapping(own, inside=root)
+    if isinstance(explicit, str) and explicit == NONE:
+        return None
     if explicit is not None:
         return load_mapping(explicit)
-    default = default_mapping_file(logset)
-    return load_mapping(default) if default is not None else None
+    if own is not None:
+        raise MappingError(UNTRUSTED.format(root=root, name=MAPPING_FILE))
+    return None

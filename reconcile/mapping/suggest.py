@@ -22,7 +22,7 @@ from typing import Any
 
 import duckdb
 
-from reconcile.db import quote_identifier, quote_literal
+from reconcile.db import connect, quote_identifier, quote_literal
 from reconcile.errors import resource_error
 from reconcile.logset.discover import is_hidden
 from reconcile.mapping.bind import FILE, ROW, reader
@@ -83,16 +83,30 @@ class Suggestion:
     column_notes: dict[str, str] = field(default_factory=dict)
 
 
-def _sources(root: Path) -> list[Source]:
+def _sources(root: Path, notes: list[str]) -> list[Source]:
     """The candidate files under ``root``: top-level files one by one, and each
-    folder's files of one format as one source."""
+    folder's files of one format as one source. A file that is not regular, or that a
+    link takes outside ``root``, is left out with a note (it is never read)."""
     grouped: dict[tuple[str, str], list[Path]] = {}
     for path in sorted(root.rglob("*")):
         relative = path.relative_to(root)
         fmt = EXTENSIONS.get(path.suffix.lower())
-        if fmt is None or not path.is_file() or any(is_hidden(p) for p in relative.parts):
+        if fmt is None or any(is_hidden(p) for p in relative.parts):
             continue
         if path.name == MAPPING_FILE:
+            continue
+        try:
+            real = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            notes.append(f"{relative.as_posix()}: a link that leads nowhere, left out")
+            continue
+        if not real.is_relative_to(root):
+            notes.append(f"{relative.as_posix()}: leads outside the folder, left out")
+            continue
+        if real.is_dir():
+            continue
+        if not real.is_file():
+            notes.append(f"{relative.as_posix()}: not a regular file, left out")
             continue
         top = relative.parts[0] if len(relative.parts) > 1 else relative.as_posix()
         grouped.setdefault((top, fmt), []).append(path)
@@ -307,11 +321,12 @@ class Suggester:
         section = TableSpec(table, (source.pattern,), None, condition, tuple(specs))
         return Suggestion(section, table_score(table, matched), lines, notes)
 
-    def suggest(self) -> tuple[list[Suggestion], list[str]]:
+    def suggest(
+        self, sources: list[Source], notes: list[str]
+    ) -> tuple[list[Suggestion], list[str]]:
         """Each table's best section, and notes on what was left."""
-        notes: list[str] = []
         offers: list[Suggestion] = []
-        for source in _sources(self.root):
+        for source in sources:
             try:
                 self.read_columns(source)
             except duckdb.Error as error:
@@ -374,8 +389,11 @@ def _filter_column(condition: str | None) -> str | None:
 def suggest_mapping(root: str | Path) -> str:
     """A first mapping for the files under ``root``, as TOML text with comments."""
     folder = Path(root).resolve()
-    with duckdb.connect(":memory:") as con:
-        found, notes = Suggester(folder, con).suggest()
+    notes: list[str] = []
+    sources = _sources(folder, notes)
+    # a DuckDB that reads these files and nothing else
+    with connect([f for source in sources for f in source.files]) as con:
+        found, notes = Suggester(folder, con).suggest(sources, notes)
     missing = sorted(REQUIRED_TABLES - {s.spec.table for s in found})
     header = [
         f"A first mapping of {folder}, written by `reconcile map suggest`.",

@@ -9,6 +9,7 @@ import polars as pl
 
 from reconcile.audit import AuditResult
 from reconcile.audit.findings import SEVERITIES
+from reconcile.render.validation import mapping_text
 
 WIDTH = 80
 WORST = 8
@@ -40,7 +41,11 @@ def _frontier(row: dict[str, Any]) -> str:
 
 
 def render_audit_text(result: AuditResult, facts: dict[str, Any], out: str) -> str:
-    lines = [f"reconcile audit: {facts['inputs']['logset']}", f"as of {facts['as_of']}"]
+    lines = [
+        f"reconcile audit: {facts['inputs']['logset']}",
+        f"mapping: {mapping_text(facts['inputs'].get('mapping'))}",
+        f"as of {facts['as_of']}",
+    ]
     tables = facts["inputs"]["tables"]
     read = ", ".join(f"{name} {info['rows']:,}" for name, info in tables.items())
     lines.extend(textwrap.wrap(f"read: {read}", WIDTH, subsequent_indent="      "))

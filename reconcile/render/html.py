@@ -20,6 +20,7 @@ import polars as pl
 
 from reconcile.audit import AuditResult
 from reconcile.audit.findings import SEVERITIES
+from reconcile.render.validation import mapping_text
 
 WIDTH, HEIGHT = 960, 360
 LEFT, RIGHT, TOP, BOTTOM = 90, 50, 20, 40
@@ -445,7 +446,8 @@ def render_html(result: AuditResult, facts: dict[str, Any]) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>reconcile audit</title>
 <style>{STYLE}</style></head><body>
 <h1>reconcile audit</h1>
-<p class="meta">{_e(facts["inputs"]["logset"])} &middot; as of {_e(facts["as_of"])}
+<p class="meta">{_e(facts["inputs"]["logset"])} &middot; mapping:
+{_e(mapping_text(facts["inputs"].get("mapping")))} &middot; as of {_e(facts["as_of"])}
 &middot; read: {inputs}</p>
 <h2>Summary</h2>
 <div style="display:flex;gap:40px;flex-wrap:wrap">

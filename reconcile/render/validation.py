@@ -46,11 +46,14 @@ def _problem(number: int, problem: Problem) -> list[str]:
     return lines
 
 
+def mapping_text(mapping: str | None) -> str:
+    """The mapping in use, as every report names it: a file, or none."""
+    return mapping if mapping is not None else "none (the contract's own layout)"
+
+
 def render_text(report: ValidationReport) -> str:
     """A report a person reads top to bottom: what was read, then each problem."""
-    lines = [f"log set: {report.logset}"]
-    if report.mapping is not None:
-        lines.append(f"mapping: {report.mapping}")
+    lines = [f"log set: {report.logset}", f"mapping: {mapping_text(report.mapping)}"]
     lines.append(f"coordinate type: {report.coordinate}")
     for table in report.tables:
         rows = (

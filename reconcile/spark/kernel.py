@@ -21,14 +21,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from reconcile.api import open_logset
 from reconcile.audit import AuditSettings, audit, phases
-from reconcile.db import EngineConfig
+from reconcile.db import EngineConfig, connect
 from reconcile.engine.analysis import Analysis
 from reconcile.logset.arrow_types import Kind, kind_of
 from reconcile.logset.discover import discover
@@ -205,7 +204,7 @@ def as_of_text(job: Job, config: EngineConfig) -> str | None:
     """T as the DuckDB engine spells it: the user's, or the whole log set's end."""
     if job.as_of is not None or job.end_ns is None:
         return job.as_of
-    with duckdb.connect(":memory:") as con:
+    with connect() as con:
         rows = con.execute(
             "SELECT CAST(make_timestamp_ns($n) AS VARCHAR)", {"n": job.end_ns}
         ).fetchall()

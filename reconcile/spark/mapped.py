@@ -19,6 +19,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from reconcile.db import connect
 from reconcile.mapping.bind import FILE, ROW, MappedTable, mapped_relation
 from reconcile.spark.local import work_dir
 
@@ -36,7 +37,8 @@ def _relation(
         path = Path(folder) / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content)
-        with duckdb.connect(":memory:") as con:
+        # a DuckDB that reads this file alone: the mapping's SQL runs in it
+        with connect([path]) as con:
             yield mapped_relation(con, replace(table, files=(path,)))
 
 

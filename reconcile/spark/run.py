@@ -16,6 +16,7 @@ import polars as pl
 from reconcile.audit import AuditResult
 from reconcile.audit.findings import sort_findings
 from reconcile.audit.phases import PARTITION_ONLY
+from reconcile.db import connect
 from reconcile.engine.analysis import frame
 from reconcile.engine.registry import PARTITION_INPUTS
 from reconcile.errors import (
@@ -25,7 +26,7 @@ from reconcile.errors import (
     UsageError,
     first_line,
 )
-from reconcile.mapping import LogMapping, resolve_mapping
+from reconcile.mapping import NONE, LogMapping, resolve_mapping
 from reconcile.mapping.check import uncovered_values
 from reconcile.problems import Problem
 from reconcile.spark.kernel import FRAMES, OUTPUTS_SCHEMA, SHOWN, Job, evaluate, lay_out
@@ -146,7 +147,7 @@ class SparkEngine:
         self.buckets = buckets
         text = str(path)
         if is_remote(text):
-            if mapping is not None:
+            if mapping is not None and mapping != NONE:
                 raise UsageError(
                     "a mapping reads a local log set only (a folder the driver and the"
                     f" executors read): {text} is a URL"
@@ -328,7 +329,8 @@ class SparkEngine:
     def _uncovered(self, max_examples: int) -> list[Problem]:
         """Values the mapping's value maps miss, found here on the driver (a scan of the
         mapped columns alone, as validation makes on one machine)."""
-        with duckdb.connect(":memory:") as con:
+        readable = [f for t in self.mapped.values() for f in t.files]
+        with connect(readable) as con:
             return [p for t in self.mapped.values() for p in uncovered_values(con, t, max_examples)]
 
     def run(self, job: Job) -> Collected:
@@ -406,7 +408,7 @@ class SparkEngine:
 
 def check_as_of(text: str) -> None:
     """The DuckDB engine's error for a T that is not a timestamp, before any job."""
-    with duckdb.connect(":memory:") as con:
+    with connect() as con:
         try:
             con.execute("SELECT CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS)", {"t": text})
         except duckdb.Error as error:
@@ -465,7 +467,7 @@ def audit(engine: SparkEngine, job: Job, step: Step | None = None) -> AuditResul
                 for name in TABLES
                 if name in engine.files
             },
-            **({"mapping": engine.mapping} if engine.mapping is not None else {}),
+            "mapping": engine.mapping,
         },
         timings=collected.timings,
     )

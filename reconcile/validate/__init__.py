@@ -97,7 +97,7 @@ def validate_files(
     structure = check_structure(files, file_schemas, read_problems, coordinate_cols, coordinate)
     problems = list(structure.problems)
     rows: dict[str, int] = {}
-    with Engine(config) as engine:
+    with Engine(config, readable=files.all_files) as engine:
         skipped = set(structure.broken) | broken
         for name, mapped in files.mapped.items():
             # a value map that misses a value: a mapping's tables have them

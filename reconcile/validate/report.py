@@ -46,7 +46,7 @@ class ValidationReport:
             "logset": self.logset,
             "valid": self.ok,
             "coordinate": self.coordinate,
-            **({"mapping": self.mapping} if self.mapping is not None else {}),
+            "mapping": self.mapping,
             "tables": [{"table": t.name, "files": t.files, "rows": t.rows} for t in self.tables],
             "problems": [p.to_dict() for p in self.problems],
         }
