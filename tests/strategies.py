@@ -35,12 +35,39 @@ def logsets(
     """A dict with ``tables`` (rows per table) and ``coordinate`` (int64/timestamp).
 
     ``extreme`` ("low" or "high") puts every coordinate at the low or high end of its
-    type (see SPAN); times stay where they are."""
+    type (see SPAN), "spread" across its whole range; times stay where they are."""
     ts = draw(st.booleans()) if timestamps is None else timestamps
-    int_base = {None: 0, "low": INT64_MIN, "high": INT64_MAX - SPAN}[extreme]
-    ts_base = {None: T0, "low": TS_LO, "high": TS_HI - timedelta(minutes=SPAN)}[extreme]
+    spread = extreme == "spread"
+    int_base = {None: 0, "low": INT64_MIN, "high": INT64_MAX - SPAN, "spread": 0}[extreme]
+    ts_base = {
+        None: T0,
+        "low": TS_LO,
+        "high": TS_HI - timedelta(minutes=SPAN),
+        "spread": T0,
+    }[extreme]
+    # "spread": the coordinates 0..SPAN sent, in order, to values drawn from the whole
+    # range of the type, its ends likely among them (for timestamps, the range the
+    # engine holds, and in one case of four one value beyond it, at year 1 or 9999 or
+    # a microsecond out: such a log set is invalid)
+    ladder: list[Any] = []
+    if spread:
+        if ts:
+            values = st.one_of(st.sampled_from([TS_LO, TS_HI]), st.datetimes(TS_LO, TS_HI))
+        else:
+            ends = [INT64_MIN, INT64_MIN + 1, -1, 0, 1, INT64_MAX - 1, INT64_MAX]
+            values = st.one_of(st.sampled_from(ends), st.integers(INT64_MIN, INT64_MAX))
+        ladder = sorted(draw(st.sets(values, min_size=SPAN + 1, max_size=SPAN + 1)))
+        if ts and draw(st.integers(0, 3)) == 0:
+            # one value beyond what the engine holds, at either end
+            tiny = timedelta(microseconds=1)
+            if draw(st.booleans()):
+                ladder[0] = draw(st.sampled_from([datetime.min, TS_LO - tiny]))
+            else:
+                ladder[-1] = draw(st.sampled_from([datetime.max, TS_HI + tiny]))
 
     def coord(value: int) -> Any:
+        if spread:
+            return ladder[value]
         return ts_base + timedelta(minutes=value) if ts else int_base + value
 
     times = st.integers(min_value=0, max_value=12)

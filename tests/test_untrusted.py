@@ -240,7 +240,7 @@ def test_a_url_in_a_mapping_installs_and_downloads_nothing(
     edit_mapping(
         foreign,
         'attempt_id = "run"',
-        "attempt_id = { sql = \"run || (SELECT content FROM"
+        'attempt_id = { sql = "run || (SELECT content FROM'
         " read_text('https://example.com/x'))\" }",
     )
     code, _, err = run(capsys, "validate", str(foreign), "--mapping", "auto")

@@ -27,6 +27,7 @@ from reconcile.db import quote_identifier
 from reconcile.engine.declare import Guard, Step, Table, Union
 from reconcile.engine.encodings import resolve
 from reconcile.errors import InternalError, UsageError, classify_engine_error, first_line
+from reconcile.logset.normalize import TIME_FIRST, TIME_LAST
 from reconcile.sql import load, parameters
 from reconcile_schemas import CoordinateType
 
@@ -51,6 +52,28 @@ def bound(sql: str, bind: tuple[tuple[str, str], ...]) -> str:
         for name, table in bind
     )
     return f"WITH {aliases}\nFROM (\n{sql}\n)"
+
+
+def parse_as_of(cursor: duckdb.DuckDBPyConnection, text: str) -> tuple[str, datetime]:
+    """T read as DuckDB reads it: its rendering as a TIMESTAMP_NS and its value as a
+    naive UTC datetime. A UsageError when ``text`` is not a timestamp, or is one
+    outside the times the engine computes in (int64 nanoseconds: 1677 to 2262)."""
+    try:
+        rows = cursor.execute(
+            "SELECT CAST(TRY_CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS) AS VARCHAR),"
+            " TRY_CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS),"
+            " isfinite(TRY_CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS))",
+            {"t": text},
+        ).fetchall()
+    except duckdb.Error as error:
+        raise UsageError(f"--as-of {text!r} is not a timestamp: {first_line(error)}") from None
+    literal, value, finite = rows[0]
+    if value is None or not finite:
+        raise UsageError(
+            f"--as-of {text!r} is outside the times the reconciler computes in"
+            f" ({TIME_FIRST} to {TIME_LAST} UTC); leave it out for the end of the log set"
+        )
+    return str(literal), value
 
 
 class Namespace:
@@ -95,15 +118,7 @@ class Namespace:
             text = f"{end[0]}+00"
         else:
             text = _as_text(as_of)
-        try:
-            rows = self.cursor.execute(
-                "SELECT CAST(CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS) AS VARCHAR),"
-                " CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS)",
-                {"t": text},
-            ).fetchall()
-        except duckdb.Error as error:
-            raise UsageError(f"--as-of {text!r} is not a timestamp: {first_line(error)}") from None
-        literal, value = str(rows[0][0]), rows[0][1]
+        literal, value = parse_as_of(self.cursor, text)
         # T as a constant, not a subquery: scans can then filter on it (and skip row
         # groups). The text is DuckDB's own rendering of a TIMESTAMP_NS, no quote in it.
         if "'" in literal:

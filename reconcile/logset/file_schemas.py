@@ -19,6 +19,9 @@ class FileSchema:
     path: Path
     columns: dict[str, pa.DataType]
     hive: dict[str, str]
+    # the file's own column names as written, in order, repeats included (a Parquet
+    # file may repeat a name; ``columns`` keeps one of them)
+    names: tuple[str, ...] = ()
 
 
 def read_file_schemas(
@@ -29,7 +32,9 @@ def read_file_schemas(
     source reads (the mapping was checked against the files when it was bound)."""
     mapped = logset.mapped.get(table.name)
     if mapped is not None:
-        return [FileSchema(path, dict(mapped.types), {}) for path in mapped.files], []
+        return [
+            FileSchema(path, dict(mapped.types), {}, tuple(mapped.types)) for path in mapped.files
+        ], []
     schemas: list[FileSchema] = []
     problems: list[Problem] = []
     for path, hive in zip(table.files, table.hive, strict=True):
@@ -48,5 +53,5 @@ def read_file_schemas(
         columns = {field.name: field.type for field in arrow_schema}
         for key in hive:
             columns.setdefault(key, pa.string())
-        schemas.append(FileSchema(path, columns, hive))
+        schemas.append(FileSchema(path, columns, hive, tuple(arrow_schema.names)))
     return schemas, problems

@@ -10,7 +10,7 @@ source's relation, normalized the same way.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import duckdb
@@ -21,14 +21,31 @@ from reconcile.db import Engine
 from reconcile.errors import InputError
 from reconcile.logset.discover import LogSetFiles
 from reconcile.logset.file_schemas import FileSchema
-from reconcile.logset.normalize import duckdb_empty, duckdb_projection, polars_frame
+from reconcile.logset.normalize import (
+    FILE_COLUMN,
+    duckdb_empty,
+    duckdb_projection,
+    polars_frame,
+)
 from reconcile_schemas import TABLES, CoordinateType, table_schema
 
 _READ_PARQUET = (
     "SELECT * FROM read_parquet($files, hive_partitioning = $hive,"
     " hive_types_autocast = false, union_by_name = true,"
-    " filename = '__file', file_row_number = true)"
+    " filename = $file_column, file_row_number = true)"
 )
+
+
+def free_name(taken: Iterable[str], wanted: str = FILE_COLUMN) -> str:
+    """``wanted``, or ``wanted`` with a number, whichever no column of ``taken`` is
+    (DuckDB compares names without case): the contract allows extra columns, a
+    ``__file`` among them, and the reader's own column must not collide with one."""
+    lowered = {name.lower() for name in taken}
+    name, number = wanted, 0
+    while name.lower() in lowered:
+        number += 1
+        name = f"{wanted}_{number}"
+    return name
 
 
 class LogSet:
@@ -87,11 +104,13 @@ class LogSet:
                 )
             )
         else:
+            file_column = free_name(c for f in schemas for c in (*f.names, *f.hive))
             raw = self.con.sql(
                 _READ_PARQUET,
                 params={
                     "files": [str(f.path) for f in schemas],
                     "hive": bool(table.hive_keys),
+                    "file_column": file_column,
                 },
             )
             relation = raw.select(
@@ -100,6 +119,7 @@ class LogSet:
                     self.coordinate,
                     dict(zip(raw.columns, (str(t) for t in raw.types), strict=True)),
                     table.hive_keys,
+                    file_column,
                 )
             )
         relation.create_view(name, replace=True)

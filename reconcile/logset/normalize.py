@@ -13,8 +13,9 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import pandera.polars as pa
 import polars as pl
+import pyarrow as pa_arrow
 
-from reconcile.db import quote_identifier
+from reconcile.db import quote_identifier, quote_literal
 from reconcile.logset.file_schemas import FileSchema
 from reconcile_schemas import (
     TIMESTAMP_DTYPE,
@@ -27,6 +28,15 @@ from reconcile_schemas import (
 
 FILE_COLUMN = "__file"
 ROW_COLUMN = "__row"
+# The first timestamp column of a row whose value the engine cannot hold (outside
+# DuckDB's nanosecond timestamps, or +-infinity), by name; NULL when none: what
+# validation's check ``timestamp_in_range`` reads. The engine never reads it.
+BAD_TIME_COLUMN = "__bad_time"
+
+# The first and the last microsecond of TIMESTAMP_NS, the engine's time type (its
+# int64 nanoseconds; the very ends read as -infinity and infinity).
+TIME_FIRST = "1677-09-21 00:12:43.145225"
+TIME_LAST = "2262-04-11 23:47:16.854775"
 
 
 def _zoned(duckdb_type_name: str) -> bool:
@@ -34,40 +44,68 @@ def _zoned(duckdb_type_name: str) -> bool:
     return duckdb_type_name.upper() in ("TIMESTAMP WITH TIME ZONE", "TIMESTAMPTZ", "TIMESTAMPTZ_NS")
 
 
+def _as_time(ident: str, source_type: str, hive: bool) -> str:
+    """A column as naive UTC TIMESTAMP_NS, never raising: NULL where the value has no
+    nanosecond timestamp (year 1, year 9999 in microseconds), infinities kept."""
+    kind = source_type.upper()
+    if hive:
+        # A hive value is text (checked in range from the footers' pass); read its
+        # offset, if any, before dropping the zone.
+        return f"make_timestamp_ns(epoch_ns(CAST({ident} AS TIMESTAMPTZ)))"
+    if kind == "TIMESTAMP_NS":
+        return ident
+    if _zoned(kind):
+        if kind == "TIMESTAMPTZ_NS":
+            return f"make_timestamp_ns(epoch_ns({ident}))"
+        return (
+            f"CASE WHEN {ident} BETWEEN TIMESTAMPTZ '{TIME_FIRST}+00'"
+            f" AND TIMESTAMPTZ '{TIME_LAST}+00' THEN make_timestamp_ns(epoch_ns({ident})) END"
+        )
+    return f"TRY_CAST({ident} AS TIMESTAMP_NS)"
+
+
 def duckdb_projection(
     schema: pa.DataFrameSchema,
     coordinate: CoordinateType,
     present: Mapping[str, str],
     hive_keys: Iterable[str] = (),
+    file_column: str = FILE_COLUMN,
 ) -> str:
     """The SELECT list that normalizes a ``read_parquet`` relation of a table.
 
     ``present`` maps the columns the relation has (any file of the table) to their
-    DuckDB types, and ``hive_keys`` are those that come from hive folders, which are
-    strings.
+    DuckDB types, ``hive_keys`` are those that come from hive folders, which are
+    strings, and ``file_column`` is the relation's column naming each row's file.
 
     An instant (a timestamp with a zone) becomes naive UTC through its epoch in
     nanoseconds: exact, independent of the session's zone, and an order of magnitude
-    cheaper than a cast, which goes through ICU's calendar for every row.
+    cheaper than a cast, which goes through ICU's calendar for every row. No
+    conversion raises: a time the engine cannot hold reads as NULL (or stays
+    infinite), and the row's ``__bad_time`` names its column, for validation to
+    report (issue 19) rather than the engine to take for "no value".
     """
     hive_set = set(hive_keys)
     items: list[str] = []
+    bad: list[str] = []
     for name, column in schema.columns.items():
         logical = logical_type(column)
         target = duckdb_type(logical, coordinate)
         ident = quote_identifier(name)
         if name not in present:
             expression = f"CAST(NULL AS {target})"
-        elif target == "TIMESTAMP_NS" and name in hive_set:
-            # A hive value is text; read its offset, if any, before dropping the zone.
-            expression = f"make_timestamp_ns(epoch_ns(CAST({ident} AS TIMESTAMPTZ)))"
-        elif target == "TIMESTAMP_NS" and _zoned(present[name]):
-            expression = f"make_timestamp_ns(epoch_ns({ident}))"
+        elif target == "TIMESTAMP_NS":
+            expression = _as_time(ident, present[name], name in hive_set)
+            bad.append(
+                f"WHEN {ident} IS NOT NULL AND NOT coalesce(isfinite({expression}), false)"
+                f" THEN {quote_literal(name)}"
+            )
         else:
             expression = f"CAST({ident} AS {target})"
         items.append(f"{expression} AS {ident}")
-    items.append(f"{quote_identifier(FILE_COLUMN)}")
+    items.append(f"{quote_identifier(file_column)} AS {quote_identifier(FILE_COLUMN)}")
     items.append(f"CAST(file_row_number AS BIGINT) AS {quote_identifier(ROW_COLUMN)}")
+    flagged = f"CASE {' '.join(bad)} END" if bad else "CAST(NULL AS VARCHAR)"
+    items.append(f"{flagged} AS {quote_identifier(BAD_TIME_COLUMN)}")
     return ", ".join(items)
 
 
@@ -79,6 +117,7 @@ def duckdb_empty(schema: pa.DataFrameSchema, coordinate: CoordinateType) -> str:
     ]
     items.append(f"CAST(NULL AS VARCHAR) AS {quote_identifier(FILE_COLUMN)}")
     items.append(f"CAST(NULL AS BIGINT) AS {quote_identifier(ROW_COLUMN)}")
+    items.append(f"CAST(NULL AS VARCHAR) AS {quote_identifier(BAD_TIME_COLUMN)}")
     return f"SELECT {', '.join(items)} WHERE false"
 
 
@@ -90,42 +129,75 @@ def polars_schema(schema: pa.DataFrameSchema, coordinate: CoordinateType) -> pl.
     }
     fields[FILE_COLUMN] = pl.String()
     fields[ROW_COLUMN] = pl.Int64()
+    fields[BAD_TIME_COLUMN] = pl.String()
     return pl.Schema(fields)
+
+
+# ns per unit of an Arrow timestamp
+_NS_PER = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
+# the int64 nanoseconds DuckDB's TIMESTAMP_NS holds as finite values, both ends
+# excluded as DuckDB reads them (-infinity at -(2**63) + 1, infinity at 2**63 - 1)
+_NS_FIRST, _NS_LAST = -(2**63) + 2, 2**63 - 2
+
+
+def _polars_time(name: str, arrow_type: pa_arrow.DataType) -> tuple[pl.Expr, pl.Expr]:
+    """A timestamp column as naive UTC nanoseconds, computed on its physical integers
+    (Polars panics on a datetime it cannot convert): the value, null where the engine
+    cannot hold it, and whether it is such a value."""
+    unit = getattr(arrow_type, "unit", "ns")
+    if hasattr(arrow_type, "value_type"):  # dictionary-encoded
+        unit = getattr(arrow_type.value_type, "unit", "ns")
+    per = _NS_PER[unit]
+    physical = pl.col(name).cast(pl.Int64)
+    fits = physical.is_between(-(-_NS_FIRST // per), _NS_LAST // per)
+    value = pl.when(fits).then(physical * per).cast(pl.Datetime("ns"))
+    return value, physical.is_not_null() & ~fits
 
 
 def _polars_column(
     name: str, logical: Logical, coordinate: CoordinateType, file: FileSchema
-) -> pl.Expr:
+) -> tuple[pl.Expr, pl.Expr | None]:
+    """A column of one file, normalized; and, for a timestamp, whether a row's value
+    is one the engine cannot hold (``__bad_time``)."""
     target = polars_dtype(logical, coordinate)
     if name in file.hive:
         value = pl.lit(file.hive[name], dtype=pl.String())
         if target == TIMESTAMP_DTYPE:
-            return value.str.to_datetime(time_zone="UTC").dt.replace_time_zone(None).cast(target)
-        return value.cast(target)
+            parsed = value.str.to_datetime(time_zone="UTC").dt.replace_time_zone(None)
+            return parsed.cast(target), None
+        return value.cast(target), None
     if name not in file.columns:
-        return pl.lit(None, dtype=target)
-    expr = pl.col(name)
-    arrow_type = file.columns[name]
-    if target == TIMESTAMP_DTYPE and getattr(arrow_type, "tz", None):
-        expr = expr.dt.convert_time_zone("UTC").dt.replace_time_zone(None)
-    return expr.cast(target)
+        return pl.lit(None, dtype=target), None
+    if target == TIMESTAMP_DTYPE:
+        return _polars_time(name, file.columns[name])
+    return pl.col(name).cast(target), None
 
 
 def polars_frame(
     schema: pa.DataFrameSchema, coordinate: CoordinateType, files: Sequence[FileSchema]
 ) -> pl.LazyFrame:
-    """A lazy frame over a table's files, normalized like the DuckDB view."""
+    """A lazy frame over a table's files, normalized like the DuckDB view (a file's
+    own ``__row`` or ``__file`` column, which the contract allows, is not read)."""
     target = polars_schema(schema, coordinate)
     frames = []
     for file in files:
-        scan = pl.scan_parquet(file.path, row_index_name=ROW_COLUMN, hive_partitioning=False)
-        exprs = [
-            _polars_column(name, logical_type(column), coordinate, file).alias(name)
-            for name, column in schema.columns.items()
-        ]
+        scan = pl.scan_parquet(file.path, hive_partitioning=False)
+        exprs: list[pl.Expr] = []
+        bad = pl.lit(None, dtype=pl.String())
+        for name, column in reversed(schema.columns.items()):
+            value, unheld = _polars_column(name, logical_type(column), coordinate, file)
+            exprs.insert(0, value.alias(name))
+            if unheld is not None:
+                bad = pl.when(unheld).then(pl.lit(name)).otherwise(bad)
         exprs.append(pl.lit(str(file.path), dtype=pl.String()).alias(FILE_COLUMN))
-        exprs.append(pl.col(ROW_COLUMN).cast(pl.Int64()))
-        frames.append(scan.select(exprs))
+        exprs.append(bad.alias(BAD_TIME_COLUMN))
+        frames.append(
+            scan.select(exprs)
+            .with_row_index(ROW_COLUMN)
+            .select(
+                [*schema.columns, FILE_COLUMN, pl.col(ROW_COLUMN).cast(pl.Int64), BAD_TIME_COLUMN]
+            )
+        )
     if not frames:
         return pl.LazyFrame(schema=target)
     return pl.concat(frames, how="vertical")

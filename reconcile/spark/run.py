@@ -10,7 +10,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import duckdb
 import polars as pl
 
 from reconcile.audit import AuditResult
@@ -18,13 +17,13 @@ from reconcile.audit.findings import sort_findings
 from reconcile.audit.phases import PARTITION_ONLY
 from reconcile.db import connect
 from reconcile.engine.analysis import frame
+from reconcile.engine.namespace import parse_as_of
 from reconcile.engine.registry import PARTITION_INPUTS
 from reconcile.errors import (
     InvalidLogSet,
     ReconcileError,
     ResourceError,
     UsageError,
-    first_line,
 )
 from reconcile.mapping import NONE, LogMapping, resolve_mapping
 from reconcile.mapping.check import uncovered_values
@@ -409,10 +408,7 @@ class SparkEngine:
 def check_as_of(text: str) -> None:
     """The DuckDB engine's error for a T that is not a timestamp, before any job."""
     with connect() as con:
-        try:
-            con.execute("SELECT CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS)", {"t": text})
-        except duckdb.Error as error:
-            raise UsageError(f"--as-of {text!r} is not a timestamp: {first_line(error)}") from None
+        parse_as_of(con, text)
 
 
 def validate(engine: SparkEngine, job: Job) -> ValidationReport:

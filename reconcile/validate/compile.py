@@ -16,7 +16,7 @@ from typing import Any
 import pandera.polars as pa
 
 from reconcile.db import quote_identifier, quote_literal
-from reconcile_schemas import ROW_RULE
+from reconcile_schemas import ROW_RULE, CoordinateType, Logical, logical_type
 
 
 @dataclass(frozen=True)
@@ -72,22 +72,55 @@ def _row_rule(check: pa.Check) -> DataCheck:
     )
 
 
-def compile_checks(schema: pa.DataFrameSchema) -> list[DataCheck]:
-    """Every row check of a schema, nullability first, as DuckDB predicates."""
+def compile_checks(schema: pa.DataFrameSchema, flag: str | None = None) -> list[DataCheck]:
+    """Every row check of a schema, nullability first, as DuckDB predicates. With
+    ``flag`` (the column naming a row's time the engine cannot hold, which reads as
+    null: :func:`time_range_checks`), such a value is not reported as a null too."""
     checks: list[DataCheck] = []
     for name, column in schema.columns.items():
         if not column.nullable:
+            fails = f"{quote_identifier(name)} IS NULL"
+            if flag is not None:
+                fails += f" AND {quote_identifier(flag)} IS DISTINCT FROM {quote_literal(name)}"
             checks.append(
                 DataCheck(
                     "not_nullable",
                     name,
-                    f"{quote_identifier(name)} IS NULL",
+                    fails,
                     f"{name} must not be null",
                     (name,),
                 )
             )
         checks.extend(_column_check(name, check) for check in column.checks)
     checks.extend(_row_rule(check) for check in schema.checks)
+    return checks
+
+
+def time_range_checks(
+    schema: pa.DataFrameSchema, coordinate: CoordinateType, flag: str, first: str, last: str
+) -> list[DataCheck]:
+    """For each timestamp column of a schema (coordinates too, in a log set of
+    timestamps), the check that its values are times the engine can hold: the
+    normalized view names in ``flag`` the first column of a row that holds one
+    outside ``first`` .. ``last`` (UTC) or at +-infinity. Not a Pandera check: the
+    range is the engine's (DuckDB's nanosecond timestamps), not the contract's."""
+    checks = []
+    for name, column in schema.columns.items():
+        logical = logical_type(column)
+        if logical is Logical.TIMESTAMP or (
+            logical is Logical.COORDINATE and coordinate is CoordinateType.TIMESTAMP
+        ):
+            checks.append(
+                DataCheck(
+                    "timestamp_in_range",
+                    name,
+                    f"{quote_identifier(flag)} = {quote_literal(name)}",
+                    f"{name} holds a time the reconciler cannot compute with: before"
+                    f" {first} or after {last} UTC, or +-infinity (it computes in int64"
+                    " nanoseconds, whose ends DuckDB reads as infinities)",
+                    (name,),
+                )
+            )
     return checks
 
 

@@ -17,9 +17,21 @@ from reconcile.db import quote_identifier
 from reconcile.errors import ResourceError, resource_error
 from reconcile.logset.discover import LogSetFiles
 from reconcile.logset.load import LogSet
-from reconcile.logset.normalize import FILE_COLUMN, ROW_COLUMN
+from reconcile.logset.normalize import (
+    BAD_TIME_COLUMN,
+    FILE_COLUMN,
+    ROW_COLUMN,
+    TIME_FIRST,
+    TIME_LAST,
+)
 from reconcile.problems import Problem
-from reconcile.validate.compile import DataCheck, compile_checks, key_columns, unique_columns
+from reconcile.validate.compile import (
+    DataCheck,
+    compile_checks,
+    key_columns,
+    time_range_checks,
+    unique_columns,
+)
 from reconcile_schemas import Rule, table_schema
 
 _FILE = quote_identifier(FILE_COLUMN)
@@ -141,7 +153,10 @@ def unreadable_files(logset: LogSet, table: str, error: duckdb.Error) -> list[Pr
 def check_rows(logset: LogSet, table: str, max_examples: int) -> tuple[list[Problem], int | None]:
     """Every row check of a table's schema, in one scan; also the table's row count
     (None when its files cannot be read)."""
-    checks = compile_checks(table_schema(table, logset.coordinate))
+    schema = table_schema(table, logset.coordinate)
+    checks = compile_checks(schema, BAD_TIME_COLUMN) + time_range_checks(
+        schema, logset.coordinate, BAD_TIME_COLUMN, TIME_FIRST, TIME_LAST
+    )
     try:
         per_file = logset.con.execute(_count_query(table, checks)).fetchall()
     except duckdb.Error as error:

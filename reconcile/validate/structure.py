@@ -11,12 +11,13 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from reconcile.logset.arrow_types import EXPECTED_TEXT, Kind, accepts
 from reconcile.logset.coordinate import CoordinateColumn
 from reconcile.logset.discover import LogSetFiles
 from reconcile.logset.file_schemas import FileSchema
+from reconcile.logset.normalize import TIME_FIRST, TIME_LAST
 from reconcile.problems import Problem
 from reconcile_schemas import REQUIRED_TABLES, CoordinateType, Logical, logical_type, table_schema
 
@@ -65,10 +66,78 @@ def _hive_value_fits(logical: Logical, coordinate: CoordinateType, value: str) -
         return value.lower() in ("true", "false")
     if logical is Logical.TIMESTAMP:
         try:
-            datetime.fromisoformat(value)
+            moment = datetime.fromisoformat(value)
         except ValueError:
             return False
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return _FIRST <= moment <= _LAST
     return True
+
+
+# the times the engine holds (a hive value outside them cannot be read as one)
+_FIRST = datetime.fromisoformat(f"{TIME_FIRST}+00:00")
+_LAST = datetime.fromisoformat(f"{TIME_LAST}+00:00")
+# DuckDB's own column of a Parquet read's row numbers: a file's column of this name
+# cannot be read beside it (DuckDB compares names without case)
+RESERVED = ("file_row_number",)
+
+
+def _name_problems(files: LogSetFiles, table: str, schemas: Sequence[FileSchema]) -> list[Problem]:
+    """Column names the reader cannot tell apart, or that a reader would resolve
+    silently: a name repeated in a file (without regard to case, as DuckDB binds
+    names), a hive key that is also a column of the file below it, a name only the
+    reader itself may use, and a contract column's name in another case."""
+    contract = set(table_schema(table).columns)
+    by_lower = {name.lower(): name for name in contract}
+    grouped: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for file in schemas:
+        where = files.relative(file.path)
+        seen: dict[str, str] = {}
+        for name in (*file.names, *file.hive):
+            lowered = name.lower()
+            if lowered in seen:
+                check = "hive_key_shadows_column" if name in file.hive else "duplicate_column"
+                grouped[(check, f"{seen[lowered]}|{name}")].append(where)
+                continue
+            seen[lowered] = name
+            if lowered in RESERVED:
+                grouped[("reserved_column", name)].append(where)
+            elif name not in contract and lowered in by_lower:
+                grouped[("misnamed_column", name)].append(where)
+    problems = []
+    for (check, detail), names in grouped.items():
+        first, _, second = detail.partition("|")
+        if check == "duplicate_column":
+            column = first if first in contract else None
+            message = (
+                f"column {first!r} appears twice in a file"
+                + (f" (also as {second!r})" if second != first else "")
+                + ": a reader would keep one of them without saying which; keep one"
+            )
+        elif check == "hive_key_shadows_column":
+            column = first if first in contract else None
+            message = (
+                f"hive folder key {second}= is also the file's column {first!r}: one would"
+                " silently win over the other; drop the column from the files or the key"
+                " from the folders"
+            )
+        elif check == "reserved_column":
+            column = None
+            message = (
+                f"column {first!r} has the name of the reader's own row numbers, which"
+                " cannot be read beside it; rename it (the contract reads no such column)"
+            )
+        else:
+            column = by_lower[first.lower()]
+            message = (
+                f"column {first!r} is the contract's {column!r} in another case; names are"
+                f" exact: rename it to {column!r}"
+            )
+        problems.append(
+            Problem(check=check, table=table, column=column, files=tuple(names), message=message)
+        )
+    return problems
 
 
 def _column_problems(
@@ -150,6 +219,7 @@ def check_structure(
     """Every layout and type problem of the log set, and which tables they break."""
     problems: list[Problem] = [*files.problems, *_tables_present(files), *read_problems]
     for table, schemas in file_schemas.items():
+        problems.extend(_name_problems(files, table, schemas))
         problems.extend(_column_problems(files, table, schemas, coordinate))
     mixed = _coordinate_problems(files, coordinate_cols, coordinate)
     problems.extend(mixed)

@@ -1,0 +1,374 @@
+"""Valid values that crashed or misled (issue 19, part 3): every value the contract
+admits is either audited correctly or rejected by ``validate`` with exit 2, naming
+the table, the column and the rows.
+
+The engine computes times in DuckDB's TIMESTAMP_NS (int64 nanoseconds, 1677 to
+2262, whose very ends DuckDB reads as -infinity and infinity): a Parquet timestamp
+outside that (year 1 or 9999 in microseconds, the int64 maximum in any unit) is a
+row validation names (``timestamp_in_range``), never a claim read as "no claim" or
+a conversion error without a row. Column names the reader cannot tell apart (a name
+twice in a file, a hive key that is also a column, the reader's own
+``file_row_number``, a contract name in another case) are refused; extra columns
+named ``__file`` or ``__row`` are read past like any other extra column.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from reconcile import open_logset
+from reconcile.audit import audit
+from reconcile.audit.report import summary
+from reconcile.cli import EXIT_INVALID, main
+from reconcile.render.html import render_html
+from tests import reference
+from tests.conftest import examples
+from tests.logsets import at, checkpoint, page, receipt, table, write_logset
+from tests.strategies import logsets
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+INT64_MAX = 2**63 - 1
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    return code, captured.out, captured.err
+
+
+def validate_json(capsys: pytest.CaptureFixture[str], path: Path) -> tuple[int, dict[str, Any]]:
+    code, out, _ = run(capsys, "validate", str(path), "--json")
+    return code, json.loads(out)
+
+
+def with_column(data: pa.Table, name: str, values: pa.Array) -> pa.Table:
+    return data.set_column(data.schema.get_field_index(name), name, values)
+
+
+def timestamp_logset(tmp_path: Path, watermark: pa.Array) -> Path:
+    """One claim in a log set of timestamps, its watermark as given."""
+    path = tmp_path / "ls"
+    path.mkdir()
+    claims = table("checkpoints", [checkpoint("p0", 1, at(5))], "timestamp")
+    pq.write_table(with_column(claims, "watermark", watermark), path / "checkpoints.parquet")
+    pq.write_table(
+        table("receipts", [receipt("e0", at(1))], "timestamp"), path / "receipts.parquet"
+    )
+    return path
+
+
+def int64_as_time(value: int, unit: str) -> pa.Array:
+    return pa.array([value], pa.int64()).cast(pa.timestamp(unit, tz="UTC"))
+
+
+@pytest.mark.parametrize(
+    ("watermark", "what"),
+    [
+        (int64_as_time(INT64_MAX, "us"), "the int64 maximum in µs (infinity)"),
+        (int64_as_time(INT64_MAX, "ns"), "the int64 maximum in ns (infinity)"),
+        (int64_as_time(-(2**63) + 1, "ns"), "the int64 minimum + 1 in ns (-infinity)"),
+        (pa.array([datetime(1, 1, 1, tzinfo=UTC)], pa.timestamp("us", tz="UTC")), "year 1"),
+        (
+            pa.array([datetime(9999, 12, 31, tzinfo=UTC)], pa.timestamp("us")),
+            "year 9999, naive",
+        ),
+    ],
+)
+def test_a_claim_at_a_time_the_engine_cannot_hold_is_rejected_with_its_row(
+    watermark: pa.Array,
+    what: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Not read as "no claim" (an overclaim missed, exit 0), not a conversion error
+    without a row (exit 3): exit 2 naming table, column and row."""
+    path = timestamp_logset(tmp_path, watermark)
+    code, report = validate_json(capsys, path)
+    assert code == EXIT_INVALID, what
+    (problem,) = report["problems"]
+    assert (problem["check"], problem["table"], problem["column"]) == (
+        "timestamp_in_range",
+        "checkpoints",
+        "watermark",
+    )
+    assert problem["failing_rows"] == 1
+    assert problem["examples"][0]["file"] == "checkpoints.parquet"
+    assert problem["examples"][0]["row"] == 0
+    code, _, err = run(capsys, "audit", str(path), "--out", str(tmp_path / "r"))
+    assert code == EXIT_INVALID
+    assert "timestamp_in_range" in err
+    assert not (tmp_path / "r").exists()
+
+
+def test_the_last_microsecond_the_engine_holds_is_audited(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    last = datetime(2262, 4, 11, 23, 47, 16, 854775, tzinfo=UTC)
+    path = timestamp_logset(tmp_path, pa.array([last], pa.timestamp("us", tz="UTC")))
+    code, _, _ = run(capsys, "audit", str(path), "--out", str(tmp_path / "r"))
+    assert code == 0
+    marks = pl.read_parquet(tmp_path / "r" / "watermarks.parquet")
+    assert marks["claimed_through"].to_list() == [last.replace(tzinfo=None)]
+    assert marks["claim_status"].to_list() == ["no_proof"]
+
+
+def test_a_receipt_time_out_of_range_is_rejected_where_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Any time column, not only coordinates: recorded_at of the second row."""
+    path = write_logset(
+        tmp_path / "ls",
+        {"checkpoints": [checkpoint("p0", 1, 5)], "receipts": [receipt("e0", 1), receipt("e1", 2)]},
+    )
+    rows = pq.read_table(path / "receipts.parquet")
+    times = pa.array(
+        [datetime(2026, 1, 1, tzinfo=UTC), datetime(1, 1, 1, tzinfo=UTC)],
+        pa.timestamp("us", tz="UTC"),
+    )
+    pq.write_table(with_column(rows, "recorded_at", times), path / "receipts.parquet")
+    code, report = validate_json(capsys, path)
+    assert code == EXIT_INVALID
+    (problem,) = report["problems"]
+    assert (problem["column"], problem["examples"][0]["row"]) == ("recorded_at", 1)
+    assert problem["examples"][0]["event_id"] == "e1"
+
+
+def test_a_hive_key_time_out_of_range_is_rejected(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_logset(tmp_path / "ls", {"checkpoints": [checkpoint("p0", 1, 5)]})
+    folder = path / "receipts" / "recorded_at=9999-01-01T00:00:00"
+    folder.mkdir(parents=True)
+    row = {k: v for k, v in receipt("e0", 1).items() if k != "recorded_at"}
+    pq.write_table(table("receipts", [row]), folder / "part.parquet")
+    code, report = validate_json(capsys, path)
+    assert code == EXIT_INVALID
+    assert [(p["check"], p["column"]) for p in report["problems"]] == [
+        ("wrong_type", "recorded_at")
+    ]
+
+
+def test_mapped_epoch_milliseconds_at_the_int64_maximum_are_rejected_with_the_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``CAST(ms AS BIGINT) * 1000000`` overflowed in the audit, after validation
+    passed; now the conversion saturates and validation names the row."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    pl.DataFrame(
+        {
+            "shard": ["p0", "p0"],
+            "gen": [1, 2],
+            "ts_ms": [1_767_225_600_000, INT64_MAX],
+        }
+    ).write_parquet(logs / "progress.parquet")
+    (logs / "reconcile.toml").write_text(
+        '[checkpoints]\nfiles = "progress.parquet"\n[checkpoints.columns]\n'
+        'scope_id = { constant = "s" }\npartition_id = "shard"\nattempt_id = { constant = "a" }\n'
+        "owner_epoch = { constant = 0 }\n"
+        'expected_generation = { sql = "gen - 1" }\ngeneration = "gen"\n'
+        'cas_result = { constant = "won" }\n'
+        'written_at = { column = "ts_ms", timestamp = "epoch_ms" }\n'
+    )
+    code, out, _ = run(capsys, "validate", str(logs), "--mapping", "auto", "--json")
+    assert code == EXIT_INVALID
+    (problem,) = json.loads(out)["problems"]
+    assert (problem["check"], problem["column"], problem["source"]) == (
+        "timestamp_in_range",
+        "written_at",
+        "ts_ms (epoch_ms)",
+    )
+    assert (problem["examples"][0]["file"], problem["examples"][0]["row"]) == (
+        "progress.parquet",
+        1,
+    )
+
+
+@pytest.mark.parametrize("as_of", ["2300-01-01", "0001-01-01", "infinity"])
+def test_as_of_outside_the_engines_times_is_a_usage_error(
+    as_of: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for command in ("frontier", "watermarks"):
+        code, out, err = run(capsys, command, str(DATA / "clean"), "--as-of", as_of)
+        assert code == EXIT_INVALID
+        assert out == ""
+        assert "outside the times the reconciler computes in" in err
+
+
+def test_positions_of_epoch_nanoseconds_draw_the_report(tmp_path: Path) -> None:
+    """int64 epoch nanoseconds (about 1.7e18) as positions: the report's scales."""
+    base = 1_700_000_000_000_000_000
+    path = write_logset(
+        tmp_path / "ls",
+        {
+            "checkpoints": [
+                checkpoint("p0", 1, base + 3, written=10),
+                checkpoint("p0", 2, base + 3, written=20),
+                checkpoint("p1", 1, base, written=15),
+            ],
+            "pages": [
+                page(
+                    "g1",
+                    0,
+                    4,
+                    base,
+                    base + 3,
+                    finality_through=base + 3,
+                    finality_inclusive=True,
+                    next_token=None,
+                    request_token=None,
+                )
+            ],
+            "receipts": [receipt(f"e{i}", base + i, page_id="g1") for i in range(4)],
+        },
+    )
+    with open_logset(path) as logset:
+        result = audit(logset)
+    text = render_html(result, summary(result, "error"))
+    assert text.count("<svg") == 1 and "1,700,000,000,000,000,000" in text
+
+
+# -- names ---------------------------------------------------------------------------
+
+
+def test_extra_columns_named_like_the_readers_own_are_read_past(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``__file`` and ``__row`` are extra columns like any other: the audit is the same."""
+    plain = tmp_path / "plain"
+    shutil.copytree(DATA / "clean", plain)
+    extra = tmp_path / "extra"
+    shutil.copytree(DATA / "clean", extra)
+    rows = pq.read_table(extra / "receipts.parquet")
+    rows = rows.append_column("__file", pa.array(["x"] * rows.num_rows))
+    rows = rows.append_column("__row", pa.array([7] * rows.num_rows))
+    pq.write_table(rows, extra / "receipts.parquet")
+    assert run(capsys, "audit", str(plain), "--out", str(tmp_path / "a"))[0] == 0
+    assert run(capsys, "audit", str(extra), "--out", str(tmp_path / "b"))[0] == 0
+    for name in ("watermarks", "findings", "frontier_history"):
+        a = pl.read_parquet(tmp_path / "a" / f"{name}.parquet")
+        assert a.equals(pl.read_parquet(tmp_path / "b" / f"{name}.parquet")), name
+    with open_logset(extra) as logset:
+        frame = logset.lazyframe("receipts").collect()
+        assert frame["__row"].to_list()[:3] == [0, 1, 2]
+        assert frame["__file"].to_list()[0] == str(extra / "receipts.parquet")
+
+
+@pytest.mark.parametrize(
+    ("names", "check"),
+    [
+        (["position", "position"], "duplicate_column"),
+        (["position", "POSITION"], "duplicate_column"),
+        (["file_row_number"], "reserved_column"),
+        (["File_Row_Number"], "reserved_column"),
+        (["Position"], "misnamed_column"),
+    ],
+)
+def test_names_a_reader_would_resolve_silently_are_refused(
+    names: list[str], check: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_logset(
+        tmp_path / "ls",
+        {"checkpoints": [checkpoint("p0", 1, 5)], "receipts": [receipt("e0", 1)]},
+    )
+    rows = pq.read_table(path / "receipts.parquet")
+    fields = list(rows.schema)
+    arrays = list(rows.columns)
+    for name in names:
+        if name == "position":  # a second column named position, with other values
+            fields.append(pa.field("position", pa.int64()))
+            arrays.append(pa.array([99]))
+        elif name == "Position":  # the contract's column, in another case only
+            index = rows.schema.get_field_index("position")
+            fields[index] = pa.field("Position", pa.int64())
+        else:
+            fields.append(pa.field(name, pa.int64()))
+            arrays.append(pa.array([99]))
+    pq.write_table(
+        pa.Table.from_arrays(arrays, schema=pa.schema(fields)), path / "receipts.parquet"
+    )
+    code, report = validate_json(capsys, path)
+    assert code == EXIT_INVALID
+    assert check in [p["check"] for p in report["problems"]]
+    assert all(p["table"] == "receipts" for p in report["problems"])
+    code, _, err = run(capsys, "audit", str(path), "--out", str(tmp_path / "r"))
+    assert code == EXIT_INVALID and check in err
+
+
+def test_a_hive_key_that_is_also_a_column_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``partition_id=p1/`` above a file whose own partition_id says p0: one of them
+    would win silently."""
+    path = write_logset(tmp_path / "ls", {"checkpoints": [checkpoint("p0", 1, 5)]})
+    folder = path / "receipts" / "partition_id=p1"
+    folder.mkdir(parents=True)
+    pq.write_table(table("receipts", [receipt("e0", 1)]), folder / "part.parquet")
+    code, report = validate_json(capsys, path)
+    assert code == EXIT_INVALID
+    (problem,) = report["problems"]
+    assert (problem["check"], problem["column"]) == ("hive_key_shadows_column", "partition_id")
+
+
+# -- the whole int64 range, against the exact reference --------------------------------
+
+TS_FIRST = datetime(1677, 9, 21, 0, 12, 43, 145225)
+TS_LAST = datetime(2262, 4, 11, 23, 47, 16, 854775)
+
+
+def _engine_holds(tables: dict[str, Any]) -> bool:
+    """Whether every timestamp value of the log set is one the engine holds."""
+    for rows in tables.values():
+        for row in rows:
+            for value in row.values():
+                if isinstance(value, datetime) and not TS_FIRST <= value <= TS_LAST:
+                    return False
+    return True
+
+
+@pytest.mark.slow
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=logsets(extreme="spread"))
+def test_the_audit_at_any_values_of_the_types_is_exact(case: dict[str, Any]) -> None:
+    """Coordinates drawn across the whole int64 range (both ends likely among them),
+    timestamps across every microsecond Python writes (years 1 to 9999): the audit,
+    report included, never crashes; a log set whose times the engine cannot hold is
+    refused (exit 2, naming them), and every other one gives each partition exactly
+    the certificates the reference computes with Python's big integers, so that no
+    claim is ever proven beyond them."""
+    tables = {k: v for k, v in case["tables"].items() if v}
+    with tempfile.TemporaryDirectory() as folder:
+        path = write_logset(Path(folder) / "ls", tables, case["coordinate"])
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["audit", str(path), "--out", str(Path(folder) / "r")])
+        assert "Traceback" not in err.getvalue()
+        if not _engine_holds(tables):
+            assert code == EXIT_INVALID, err.getvalue()
+            assert "timestamp_in_range" in err.getvalue()
+            return
+        assert code in (0, 1), err.getvalue()
+        got = pl.read_parquet(Path(folder) / "r" / "watermarks.parquet").to_dicts()
+    want = reference.watermarks(tables)
+    assert [(r["scope_id"], r["partition_id"]) for r in got] == [
+        (r["scope_id"], r["partition_id"]) for r in want
+    ]
+    for row, expected in zip(got, want, strict=True):
+        for name in ("consumer", "provider", "proven", "claimed"):
+            pair = (row[f"{name}_through"], row[f"{name}_inclusive"])
+            assert pair == expected[name], (row["partition_id"], name, pair, expected[name])
+        assert row["claim_status"] == expected["claim_status"], row["partition_id"]
