@@ -11,7 +11,8 @@ status and its message), one meaning each:
   that failed;
 * 4: out of memory or of spill space: set ``--memory-limit``, ``--threads`` or
   ``--temp-dir``;
-* 130: interrupted (Ctrl-C).
+* 130: interrupted (Ctrl-C); 128 + the signal's number for SIGTERM (143) and
+  SIGHUP (129), which end a command as Ctrl-C does, its cleanup run.
 
 An error prints one line on stderr that names the step that failed (and the query,
 where known); no Python traceback unless ``--debug`` asks for it.
@@ -50,7 +51,7 @@ from reconcile.errors import (
 )
 from reconcile.mapping import NONE
 from reconcile.mapping.suggest import suggest_mapping
-from reconcile.progress import Progress, StepClock, Steps, write_profile
+from reconcile.progress import Progress, StepClock, Steps, check_profile, write_profile
 from reconcile.render.audit_text import render_audit_text
 from reconcile.render.html import render_html
 from reconcile.render.tables import (
@@ -60,8 +61,8 @@ from reconcile.render.tables import (
     render_watermarks_text,
 )
 from reconcile.render.validation import render_json, render_text
+from reconcile.signals import Caught, terminations
 from reconcile.simulate import FAULTS, SimOptions, simulate
-from reconcile.simulate.foreign import to_foreign
 from reconcile.simulate.options import Eligibility, Evidence, Membership
 from reconcile.validate import DEFAULT_EXAMPLES, validate_logset
 
@@ -84,7 +85,7 @@ exit status:
   3    internal error: the reconciler's own fault (please report it; --debug
        shows the traceback), or a Spark job that failed
   4    out of memory or spill space: set --memory-limit, --threads or --temp-dir
-  130  interrupted"""
+  130  interrupted (Ctrl-C); 143 terminated (SIGTERM), 129 hung up (SIGHUP)"""
 
 DEBUG_HELP = "on an error, show Python's traceback too (for a report of it)"
 
@@ -440,8 +441,18 @@ AUDIT_STEPS = [
 SPARK_AUDIT_STEPS = ["read the files", "audit the scopes", "report"]
 
 
+def _local_logset(args: argparse.Namespace) -> str | None:
+    """The log set as a local folder (None for a URL Spark reads)."""
+    from reconcile.spark.listing import is_remote  # noqa: PLC0415 (no Spark imported)
+
+    return None if is_remote(args.logset) else str(args.logset)
+
+
 def _audit(args: argparse.Namespace, clock: StepClock) -> int:
-    check_target(args.out)
+    # everything that can be refused is refused before the computation
+    check_target(args.out, _local_logset(args))
+    if args.profile is not None:
+        check_profile(args.profile)
     spark = args.engine == "spark"
     steps = Steps(SPARK_AUDIT_STEPS if spark else AUDIT_STEPS)
     clock.forward = steps.step
@@ -460,7 +471,14 @@ def _audit(args: argparse.Namespace, clock: StepClock) -> int:
                 )
         clock.step("report")
         with _writing(args.out):
-            facts = write_report(args.out, result, args.fail_on, html=render_html)
+            facts = write_report(
+                args.out,
+                result,
+                args.fail_on,
+                html=render_html,
+                logset=_local_logset(args),
+                waiting=lambda message: print(f"reconcile: {message}", file=sys.stderr),
+            )
         clock.stop()
     finally:
         steps.close()
@@ -506,9 +524,13 @@ def _simulate(args: argparse.Namespace) -> int:
 
     try:
         with _writing(args.out):
-            result = simulate(args.out, options, force=args.force, progress=progress)
-            if args.layout == "foreign":
-                to_foreign(result.path)
+            result = simulate(
+                args.out,
+                options,
+                force=args.force,
+                progress=progress,
+                foreign=args.layout == "foreign",
+            )
     finally:
         bar.close()
     rows = ", ".join(f"{name} {count:,}" for name, count in sorted(result.rows.items()))
@@ -614,6 +636,11 @@ def _command(args: argparse.Namespace) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    with terminations() as caught:
+        return _run(args, caught)
+
+
+def _run(args: argparse.Namespace, caught: Caught) -> int:
     clock = StepClock()
     try:
         if args.command == "validate":
@@ -633,6 +660,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.debug:
             traceback.print_exception(error, file=sys.stderr)
         status, message = failure(error, clock.current or _command(args), args.debug)
+        if status == EXIT_INTERRUPTED and caught.signum is not None:
+            status, message = 128 + caught.signum, f"reconcile: terminated by {caught.name}"
         print(message, file=sys.stderr)
         return status
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
+
+from reconcile.errors import UsageError
 
 
 class Progress:
@@ -123,9 +126,31 @@ class StepClock:
             self._current = None
 
 
+PROFILE_GENERATOR = "reconcile audit --profile"
+
+
+def check_profile(path: Path) -> None:
+    """Refuse a --profile FILE that exists and is not a profile this command wrote
+    (it would be overwritten), or whose folder cannot be written: before any work."""
+    if os.path.lexists(path):
+        try:
+            facts = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+        except (OSError, ValueError):
+            facts = None
+        if not (isinstance(facts, dict) and facts.get("generator") == PROFILE_GENERATOR):
+            raise UsageError(
+                f"--profile {path} exists and is not a profile written by reconcile: choose"
+                " another file (an earlier profile there would be replaced)"
+            )
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write --profile {path}: {folder} is not a writable folder")
+
+
 def write_profile(path: Path, steps: dict[str, float], queries: list[tuple[str, float]]) -> None:
     """Where the time went, as JSON: seconds per step, and per named query (summed
-    over its runs, slowest first)."""
+    over its runs, slowest first). Written beside ``path`` and moved into place."""
+    check_profile(path)
     total: dict[str, float] = {}
     runs: dict[str, int] = {}
     for name, seconds in queries:
@@ -133,10 +158,16 @@ def write_profile(path: Path, steps: dict[str, float], queries: list[tuple[str, 
         runs[name] = runs.get(name, 0) + 1
     ranked = sorted(total.items(), key=lambda item: -item[1])
     document = {
+        "generator": PROFILE_GENERATOR,
         "steps": {name: round(seconds, 3) for name, seconds in steps.items()},
         "queries": [
             {"query": name, "seconds": round(seconds, 3), "runs": runs[name]}
             for name, seconds in ranked
         ],
     }
-    path.write_text(json.dumps(document, indent=2) + "\n")
+    staging = path.with_name(f".{path.name}.partial-{os.getpid()}")
+    try:
+        staging.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        staging.replace(path)
+    finally:
+        staging.unlink(missing_ok=True)

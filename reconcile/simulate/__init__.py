@@ -24,8 +24,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from reconcile.atomic import swap_in
 from reconcile.errors import UsageError
+from reconcile.mapping.spec import MAPPING_FILE
 from reconcile.simulate.faults import SimulationError, iso
+from reconcile.simulate.foreign import FILES as FOREIGN_FILES
+from reconcile.simulate.foreign import to_foreign
 from reconcile.simulate.keys import NONE
 from reconcile.simulate.options import FAULTS, SimOptions
 from reconcile.simulate.render import (
@@ -37,6 +41,9 @@ from reconcile.simulate.render import (
 )
 from reconcile.simulate.scope import ScopeBuilder, ScopeRun
 from reconcile.simulate.truth import Expected, Injected
+from reconcile_schemas import TABLES
+
+GENERATOR = "reconcile simulate"
 
 ROW_GROUP = 1_000_000
 
@@ -186,24 +193,65 @@ def simulate(
     *,
     force: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    foreign: bool = False,
 ) -> SimulationResult:
-    """Write a simulated log set to ``out`` (a new directory), atomically."""
+    """Write a simulated log set to ``out`` (a new directory), atomically; with
+    ``foreign``, in the foreign layout with its mapping. ``force`` replaces ``out``
+    only when it is a log set this command wrote (or an empty folder): anything else
+    there is refused, never deleted."""
     options = options.check()
     target = Path(out)
-    if target.exists() and not force:
-        raise UsageError(f"{target} exists; pass --force to replace it")
+    if os.path.lexists(target):
+        if not force:
+            raise UsageError(f"{target} exists; pass --force to replace it")
+        why = why_not_simulated(target)
+        if why is not None:
+            raise UsageError(
+                f"{target} exists and is not a log set written by reconcile simulate ({why}):"
+                " --force replaces only those; choose another OUT"
+            )
+    target = target.absolute()
+    target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.parent / f".{target.name}.partial-{os.getpid()}"
+    aside = target.parent / f".{target.name}.previous-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    staging.mkdir()
     try:
         result = _write(staging, options, progress)
-        if target.exists():
-            shutil.rmtree(target)
-        staging.rename(target)
-    except BaseException:
+        if foreign:
+            to_foreign(staging)
+        swap_in(staging, target, aside)
+    finally:
         shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return SimulationResult(target, result[0], result[1], result[2])
+        if os.path.lexists(aside) and not os.path.lexists(target):
+            aside.rename(target)
+    return SimulationResult(Path(out), result[0], result[1], result[2])
+
+
+# Every file a simulated log set holds, in either layout.
+SIMULATED_FILES = frozenset(
+    {f"{name}.parquet" for name in TABLES} | set(FOREIGN_FILES) | {MAPPING_FILE, "truth.json"}
+)
+
+
+def why_not_simulated(path: Path) -> str | None:
+    """None when ``path`` is an empty folder or a log set ``reconcile simulate``
+    wrote (its files alone, and its truth.json); else why not."""
+    if path.is_symlink() or not path.is_dir():
+        return "not a folder"
+    names = {entry.name for entry in path.iterdir()}
+    if not names:
+        return None
+    others = sorted(names - SIMULATED_FILES)
+    if others:
+        return f"it holds {', '.join(others[:3])}" + (", ..." if len(others) > 3 else "")
+    try:
+        truth = json.loads((path / "truth.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "no truth.json written by reconcile simulate"
+    if not (isinstance(truth, dict) and truth.get("generator") == GENERATOR):
+        return "no truth.json written by reconcile simulate"
+    return None
 
 
 def _write(
@@ -256,7 +304,7 @@ def _write(
         w.close()
     findings = [f for i in injected for f in i.findings] + expected
     truth = {
-        "generator": "reconcile simulate",
+        "generator": GENERATOR,
         "options": _options_dict(options),
         "scopes": [
             {
