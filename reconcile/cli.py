@@ -36,7 +36,7 @@ import polars as pl
 from reconcile.api import open_logset
 from reconcile.audit import AuditSettings, audit
 from reconcile.audit.findings import SEVERITIES
-from reconcile.audit.report import check_target, write_report
+from reconcile.audit.report import prepare_target, write_report
 from reconcile.db import EngineConfig
 from reconcile.engine import Analysis, watermarks
 from reconcile.errors import (
@@ -441,6 +441,10 @@ AUDIT_STEPS = [
 SPARK_AUDIT_STEPS = ["read the files", "audit the scopes", "report"]
 
 
+def _waiting(message: str) -> None:
+    print(f"reconcile: {message}", file=sys.stderr)
+
+
 def _local_logset(args: argparse.Namespace) -> str | None:
     """The log set as a local folder (None for a URL Spark reads)."""
     from reconcile.spark.listing import is_remote  # noqa: PLC0415 (no Spark imported)
@@ -450,7 +454,7 @@ def _local_logset(args: argparse.Namespace) -> str | None:
 
 def _audit(args: argparse.Namespace, clock: StepClock) -> int:
     # everything that can be refused is refused before the computation
-    check_target(args.out, _local_logset(args))
+    prepare_target(args.out, _local_logset(args), _waiting)
     if args.profile is not None:
         check_profile(args.profile)
     spark = args.engine == "spark"
@@ -477,7 +481,7 @@ def _audit(args: argparse.Namespace, clock: StepClock) -> int:
                 args.fail_on,
                 html=render_html,
                 logset=_local_logset(args),
-                waiting=lambda message: print(f"reconcile: {message}", file=sys.stderr),
+                waiting=_waiting,
             )
         clock.stop()
     finally:

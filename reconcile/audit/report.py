@@ -184,6 +184,19 @@ def _durable(path: Path) -> None:
         os.close(handle)
 
 
+def prepare_target(
+    out: Path, logset: str | Path | None = None, waiting: Callable[[str], None] | None = None
+) -> None:
+    """Before an audit: refuse an --out that cannot take the report (:func:`check_target`),
+    and recover what a killed writer left there (an earlier report it moved aside is
+    put back at once, not only when the next report is written)."""
+    check_target(out, logset)
+    target = out.resolve()
+    if target.parent.is_dir():
+        with _locked(target.parent, waiting):
+            recover(target)
+
+
 def write_report(
     out: Path,
     result: AuditResult,
