@@ -23,12 +23,14 @@ from __future__ import annotations
 import argparse
 import copy
 import errno
+import math
+import os
 import sys
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import duckdb
 import polars as pl
@@ -37,7 +39,7 @@ from reconcile.api import open_logset
 from reconcile.audit import AuditSettings, audit
 from reconcile.audit.findings import SEVERITIES
 from reconcile.audit.report import prepare_target, write_report
-from reconcile.db import EngineConfig
+from reconcile.db import THREADS_PER_CORE, EngineConfig, check_memory_limit, check_threads
 from reconcile.engine import Analysis, watermarks
 from reconcile.errors import (
     InputError,
@@ -132,7 +134,12 @@ def _engine_options(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="where DuckDB spills (default: a fresh folder in the system temp dir)",
     )
-    group.add_argument("--threads", type=int, metavar="N", help="worker threads (default: all)")
+    group.add_argument(
+        "--threads",
+        type=_threads,
+        metavar="N",
+        help=f"worker threads, 1 to {THREADS_PER_CORE} per core (default: every core)",
+    )
     group.add_argument(
         "--engine",
         choices=["duckdb", "spark"],
@@ -149,7 +156,7 @@ def _engine_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--spark-buckets",
-        type=int,
+        type=_at_least(0),
         metavar="N",
         help="with --engine spark: split each scope's partitions into N buckets, whose"
         " tasks alone read and validate the receipts, snapshot and snapshot_bounds (the"
@@ -168,15 +175,69 @@ def _engine_options(parser: argparse.ArgumentParser) -> None:
 
 def _config(args: argparse.Namespace) -> EngineConfig:
     env = EngineConfig.from_env()
+    memory = args.memory_limit
+    if memory is not None:
+        memory = check_memory_limit(memory, "--memory-limit")
     return EngineConfig(
-        memory_limit=args.memory_limit or env.memory_limit,
-        temp_directory=args.temp_dir or env.temp_directory,
-        threads=args.threads or env.threads,
+        memory_limit=memory if memory is not None else env.memory_limit,
+        temp_directory=args.temp_dir if args.temp_dir is not None else env.temp_directory,
+        threads=args.threads if args.threads is not None else env.threads,
     )
 
 
+# -- option values: each a usage error (exit 2, one line) when it makes no sense -----
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def _at_least(low: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        value = _whole(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{value} is below {low}")
+        return value
+
+    parse.__name__ = f"at least {low}"
+    return parse
+
+
+def _threads(text: str) -> int:
+    try:
+        return check_threads(_whole(text), "--threads")
+    except UsageError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _finite(low: float, high: float = math.inf) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value) or not low <= value <= high:
+            bounds = f"from {low:g} to {high:g}" if math.isfinite(high) else f"{low:g} or more"
+            raise argparse.ArgumentTypeError(f"{text!r}: give a number {bounds}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage errors are one line (exit 2), with where to
+    look for the rest."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_INVALID, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="reconcile",
         description="Reconcile paginated event ingestion logs: watermarks, frontiers, audits.",
         epilog=EXIT_STATUSES,
@@ -197,7 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--json", action="store_true", help="print the report as JSON")
     validate.add_argument(
         "--max-examples",
-        type=int,
+        type=_at_least(0),
         default=DEFAULT_EXAMPLES,
         metavar="N",
         help=f"example rows per problem (default {DEFAULT_EXAMPLES})",
@@ -239,7 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     auditing.add_argument(
         "--stall-threshold",
-        type=float,
+        type=_finite(0.0),
         default=AuditSettings().stall_minutes,
         metavar="MINUTES",
         help="stalled_partition: how long a partition may hold the claimed frontier"
@@ -305,11 +366,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     simulate.add_argument("out", type=Path, metavar="OUT", help="the log set directory to write")
     defaults = SimOptions()
-    simulate.add_argument("--seed", type=int, default=defaults.seed)
-    simulate.add_argument("--scopes", type=int, default=defaults.scopes)
-    simulate.add_argument("--partitions", type=int, default=defaults.partitions)
+    simulate.add_argument("--seed", type=_at_least(0), default=defaults.seed)
+    simulate.add_argument("--scopes", type=_at_least(1), default=defaults.scopes)
+    simulate.add_argument("--partitions", type=_at_least(1), default=defaults.partitions)
     simulate.add_argument(
-        "--events", type=int, default=defaults.events, help="source events per scope"
+        "--events", type=_at_least(1), default=defaults.events, help="source events per scope"
     )
     simulate.add_argument("--coordinate", choices=["int64", "timestamp"], default="int64")
     simulate.add_argument(
@@ -334,9 +395,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="inject a fault (repeatable): " + ", ".join(sorted(FAULTS)),
     )
-    simulate.add_argument("--page-size", type=int, default=defaults.page_size)
-    simulate.add_argument("--crash-rate", type=float, default=defaults.crash_rate)
-    simulate.add_argument("--finality-rate", type=float, default=defaults.finality_rate)
+    simulate.add_argument("--page-size", type=_at_least(1), default=defaults.page_size)
+    simulate.add_argument("--crash-rate", type=_finite(0.0, 1.0), default=defaults.crash_rate)
+    simulate.add_argument("--finality-rate", type=_finite(0.0, 1.0), default=defaults.finality_rate)
     simulate.add_argument(
         "--layout",
         choices=["contract", "foreign"],
@@ -547,8 +608,11 @@ def _map(args: argparse.Namespace) -> int:
     folder = Path(args.logset)
     if not folder.is_dir():
         raise InputError(f"log set {folder}: no such directory")
-    if args.out is not None and args.out.exists() and not args.force:
-        raise UsageError(f"{args.out} exists: pass --force to replace it")
+    if args.out is not None and os.path.lexists(args.out):
+        if args.out.is_dir() or not args.out.is_file():
+            raise UsageError(f"--out {args.out} is not a file: name the mapping file to write")
+        if not args.force:
+            raise UsageError(f"{args.out} exists: pass --force to replace it")
     text = suggest_mapping(folder)
     if args.out is None:
         print(text, end="")

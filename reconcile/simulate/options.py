@@ -83,6 +83,10 @@ class SimOptions:
             raise UsageError("each --fault may be named once")
         if self.scopes < 1 or self.partitions < 1:
             raise UsageError("--scopes and --partitions must be at least 1")
+        if self.page_size < 1:
+            raise UsageError(f"--page-size must be at least 1, not {self.page_size}")
+        if not 0 <= self.seed < 2**63:
+            raise UsageError(f"--seed must be a whole number from 0 to 2**63 - 1, not {self.seed}")
         needed = len([f for f in self.faults if f not in SCOPE_FAULTS]) + 2
         if self.partitions < needed:
             raise UsageError(
