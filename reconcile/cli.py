@@ -39,7 +39,13 @@ from reconcile.api import open_logset
 from reconcile.audit import AuditSettings, audit
 from reconcile.audit.findings import SEVERITIES
 from reconcile.audit.report import prepare_target, write_report
-from reconcile.db import THREADS_PER_CORE, EngineConfig, check_memory_limit, check_threads
+from reconcile.db import (
+    THREADS_PER_CORE,
+    EngineConfig,
+    check_memory_limit,
+    check_threads,
+    threads_for,
+)
 from reconcile.engine import Analysis, watermarks
 from reconcile.errors import (
     InputError,
@@ -178,11 +184,19 @@ def _config(args: argparse.Namespace) -> EngineConfig:
     memory = args.memory_limit
     if memory is not None:
         memory = check_memory_limit(memory, "--memory-limit")
-    return EngineConfig(
+    config = EngineConfig(
         memory_limit=memory if memory is not None else env.memory_limit,
         temp_directory=args.temp_dir if args.temp_dir is not None else env.temp_directory,
         threads=args.threads if args.threads is not None else env.threads,
     )
+    used = threads_for(config)
+    if config.threads is not None and used < config.threads:
+        print(
+            f"reconcile: running {used} thread(s), not {config.threads}: the memory limit"
+            " holds about 100MB per thread, below which DuckDB fails rather than spills",
+            file=sys.stderr,
+        )
+    return config
 
 
 # -- option values: each a usage error (exit 2, one line) when it makes no sense -----

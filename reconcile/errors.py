@@ -72,8 +72,9 @@ class InternalError(ReconcileError):
 Resource = Literal["memory", "disk"]
 
 MEMORY_HINT = (
-    "give the engine more memory (--memory-limit, or RECONCILE_MEMORY_LIMIT), fewer"
-    " threads (--threads), or a --temp-dir on a disk with room to spill into"
+    "give the engine more memory (--memory-limit, or RECONCILE_MEMORY_LIMIT; the audit"
+    " spills from about 100MB per thread), fewer threads (--threads), or a --temp-dir on"
+    " a disk with room to spill into"
 )
 DISK_HINT = (
     "point --temp-dir (or RECONCILE_TEMP_DIR) at a writable folder on a disk with more"

@@ -55,3 +55,46 @@ def test_an_engine_never_closed_removes_its_spill_folder_at_exit(tmp_path: Path)
     )
     assert result.stdout.strip() == "1"  # there while the log set was open
     assert not list(tmp_path.glob("reconcile-spill-*"))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("150MB", 150 * 1000**2), ("4 GiB", 4 * 1024**3), ("1.5GB", 1_500_000_000), ("x", None)],
+)
+def test_sizes_read_as_duckdb_reads_them(text: str, expected: int | None) -> None:
+    assert db.size_bytes(text) == expected
+
+
+def test_an_engine_runs_no_more_threads_than_its_memory_holds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    assert db.threads_for(EngineConfig(memory_limit="150MB")) == 1
+    assert db.threads_for(EngineConfig(memory_limit="300MB", threads=2)) == 2
+    assert db.threads_for(EngineConfig(memory_limit="300MB")) == 3
+    assert db.threads_for(EngineConfig(memory_limit="50GB")) == 8
+    with Engine(EngineConfig(memory_limit="150MB", threads=2)) as engine:
+        rows = engine.con.execute("SELECT current_setting('threads')").fetchall()
+        assert rows == [(1,)] and engine.threads == 1
+
+
+@pytest.mark.slow
+def test_a_million_receipts_audit_in_150mb(tmp_path: Path) -> None:
+    """The limit at which two threads ran out of memory without spilling (issue 19):
+    the engine spills on the one thread the limit holds, and the audit completes."""
+    logs = tmp_path / "m1"
+    command = [sys.executable, "-m", "reconcile"]
+    subprocess.run(
+        [*command, "simulate", str(logs), "--partitions", "1000", "--events", "1000000"],
+        check=True,
+        capture_output=True,
+    )
+    done = subprocess.run(
+        [*command, "audit", str(logs), "--out", str(tmp_path / "r"), "--memory-limit", "150MB"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )
+    assert done.returncode in (0, 1), done.stderr
+    assert (tmp_path / "r" / "summary.json").exists()

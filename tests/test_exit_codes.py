@@ -257,7 +257,10 @@ def test_interrupted_exits_130_in_one_line(
 
 @pytest.mark.parametrize(
     ("option", "value", "said"),
-    [("--memory-limit", "lots", "memory limit 'lots'"), ("--memory-limit", "banana", "memory limit 'banana'")],
+    [
+        ("--memory-limit", "lots", "memory limit 'lots'"),
+        ("--memory-limit", "banana", "memory limit 'banana'"),
+    ],
 )
 def test_an_engine_setting_duckdb_refuses_exits_2(
     option: str, value: str, said: str, capsys: pytest.CaptureFixture[str]
