@@ -62,6 +62,7 @@ from reconcile.mapping.suggest import suggest_mapping
 from reconcile.progress import Progress, StepClock, Steps, check_profile, write_profile
 from reconcile.render.audit_text import render_audit_text
 from reconcile.render.html import render_html
+from reconcile.render.safe import for_json, for_terminal
 from reconcile.render.tables import (
     frame_json,
     render_frontiers_text,
@@ -191,10 +192,10 @@ def _config(args: argparse.Namespace) -> EngineConfig:
     )
     used = threads_for(config)
     if config.threads is not None and used < config.threads:
-        print(
+        _emit(
             f"reconcile: running {used} thread(s), not {config.threads}: the memory limit"
             " holds about 100MB per thread, below which DuckDB fails rather than spills",
-            file=sys.stderr,
+            err=True,
         )
     return config
 
@@ -489,7 +490,7 @@ def _validate(args: argparse.Namespace) -> int:
             max_examples=args.max_examples,
             mapping=args.mapping,
         )
-    print(render_json(report) if args.json else render_text(report))
+    _emit(render_json(report) if args.json else render_text(report), as_json=args.json)
     return EXIT_OK if report.ok else EXIT_INVALID
 
 
@@ -499,7 +500,10 @@ def _watermarks(args: argparse.Namespace) -> int:
     else:
         with open_logset(args.logset, config=_config(args), mapping=args.mapping) as logset:
             frame = watermarks(logset, as_of=args.as_of)
-    print(render_watermarks_json(frame) if args.json else render_watermarks_text(frame))
+    _emit(
+        render_watermarks_json(frame) if args.json else render_watermarks_text(frame),
+        as_json=args.json,
+    )
     return EXIT_OK
 
 
@@ -516,8 +520,15 @@ AUDIT_STEPS = [
 SPARK_AUDIT_STEPS = ["read the files", "audit the scopes", "report"]
 
 
+def _emit(text: str, *, err: bool = False, as_json: bool = False) -> None:
+    """Print ``text`` (on stderr with ``err``) with the input's control characters
+    escaped: the one way the command line writes (reconcile.render.safe)."""
+    safe = for_json(text) if as_json else for_terminal(text)
+    print(safe, file=sys.stderr if err else sys.stdout)
+
+
 def _waiting(message: str) -> None:
-    print(f"reconcile: {message}", file=sys.stderr)
+    _emit(f"reconcile: {message}", err=True)
 
 
 def _local_logset(args: argparse.Namespace) -> str | None:
@@ -564,7 +575,7 @@ def _audit(args: argparse.Namespace, clock: StepClock) -> int:
     if args.profile is not None:
         with _writing(args.profile):
             write_profile(args.profile, clock.seconds, result.timings)
-    print(render_audit_text(result, facts, str(args.out)))
+    _emit(render_audit_text(result, facts, str(args.out)))
     return EXIT_FINDINGS if result.at_or_above(args.fail_on) else EXIT_OK
 
 
@@ -576,7 +587,7 @@ def _frontier(args: argparse.Namespace) -> int:
             frame = Analysis(logset, args.as_of).frontiers()
     if args.basis:
         frame = frame.filter(pl.col("basis") == args.basis)
-    print(frame_json(frame) if args.json else render_frontiers_text(frame))
+    _emit(frame_json(frame) if args.json else render_frontiers_text(frame), as_json=args.json)
     return EXIT_OK
 
 
@@ -613,7 +624,7 @@ def _simulate(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     rows = ", ".join(f"{name} {count:,}" for name, count in sorted(result.rows.items()))
-    print(f"wrote {result.path}: {rows}")
+    _emit(f"wrote {result.path}: {rows}")
     print(f"{result.faults} fault(s) injected; truth.json lists {result.findings} finding(s)")
     return EXIT_OK
 
@@ -635,7 +646,10 @@ def _map(args: argparse.Namespace) -> int:
     with _writing(args.out):
         temporary.write_text(text, encoding="utf-8")
         temporary.replace(args.out)
-    print(f"wrote {args.out}: check it, then run reconcile validate {folder}", file=sys.stderr)
+    _emit(
+        f"wrote {args.out}: check it, then run reconcile validate {folder} --mapping FILE",
+        err=True,
+    )
     return EXIT_OK
 
 
@@ -744,7 +758,7 @@ def _run(args: argparse.Namespace, caught: Caught) -> int:
         status, message = failure(error, clock.current or _command(args), args.debug)
         if status == EXIT_INTERRUPTED and caught.signum is not None:
             status, message = 128 + caught.signum, f"reconcile: terminated by {caught.name}"
-        print(message, file=sys.stderr)
+        _emit(message, err=True)
         return status
 
 

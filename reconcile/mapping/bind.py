@@ -242,21 +242,22 @@ def _literal(value: Any) -> str:
 _NS_FIRST, _NS_LAST = -(2**63) + 2, 2**63 - 2
 
 
-def _epoch_ns(nanoseconds: str, exact: bool) -> str:
-    """An epoch in nanoseconds as a TIMESTAMP_NS, never overflowing: within range the
-    time, beyond it +-infinity (NaN: infinity), so that validation names the row
-    rather than the scan failing or the value reading as null (issue 19).
-    ``nanoseconds`` is exact (HUGEINT) or, not ``exact``, a DOUBLE, compared with a
-    margin for its rounding."""
+def _epoch_ns(units: str, scale: int, exact: bool) -> str:
+    """An epoch as a TIMESTAMP_NS, ``units`` (an integer expression when ``exact``,
+    else a whole DOUBLE) times ``scale`` nanoseconds, never overflowing: within range
+    the time, beyond it +-infinity (NaN: infinity), so that validation names the row
+    rather than the scan failing or the value reading as null (issue 19)."""
     if exact:
-        value = f"CAST({nanoseconds} AS HUGEINT)"
+        value = f"(CAST({units} AS HUGEINT) * {scale})"
         fits = f"{value} BETWEEN {_NS_FIRST} AND {_NS_LAST}"
+        inside = f"make_timestamp_ns(CAST({value} AS BIGINT))"
     else:
-        value = f"({nanoseconds})"
-        fits = f"abs({value}) < 9.2e18"
+        value = f"({units})"
+        # a margin for the DOUBLE's rounding near the ends; the product is exact
+        fits = f"abs({value}) < {9.2e18 / scale!r}"
+        inside = f"make_timestamp_ns(CAST({value} AS BIGINT) * {scale})"
     return (
-        f"CASE WHEN {value} IS NULL THEN NULL"
-        f" WHEN {fits} THEN make_timestamp_ns(CAST({value} AS BIGINT))"
+        f"CASE WHEN {value} IS NULL THEN NULL WHEN {fits} THEN {inside}"
         f" WHEN {value} < 0 THEN CAST('-infinity' AS TIMESTAMP_NS)"
         " ELSE CAST('infinity' AS TIMESTAMP_NS) END"
     )
@@ -277,13 +278,13 @@ def expression(spec: ColumnSpec, source_type: str | None) -> str:
         factor = EPOCH_UNITS[spec.timestamp]
         kind = (source_type or "").upper()
         if kind.startswith("DECIMAL"):
-            return _epoch_ns(f"{base} * {factor}", exact=True)
+            return _epoch_ns(f"{base} * {factor}", 1, exact=True)
         if kind.startswith(_FRACTIONAL):
             # a double holds an epoch in seconds to about 0.2 µs: read to the µs
             micros = max(factor // 1000, 1)
             scale = 1000 if factor >= 1000 else 1
-            return _epoch_ns(f"round({base} * {micros}) * {scale}", exact=False)
-        return _epoch_ns(f"CAST({base} AS HUGEINT) * {factor}", exact=True)
+            return _epoch_ns(f"round({base} * {micros})", scale, exact=False)
+        return _epoch_ns(base, factor, exact=True)
     if spec.timestamp is not None:
         if source_type is not None and source_type.upper().startswith(("TIMESTAMP", "DATE")):
             return base  # the reader read the text as a time already (JSON: ISO 8601)

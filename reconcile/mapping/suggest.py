@@ -15,6 +15,7 @@ comments. Files already in the contract's layout are left to it.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,6 +95,12 @@ def _sources(root: Path, notes: list[str]) -> list[Source]:
         if fmt is None or any(is_hidden(p) for p in relative.parts):
             continue
         if path.name == MAPPING_FILE:
+            continue
+        try:
+            relative.as_posix().encode("utf-8")
+        except UnicodeEncodeError:
+            raw = os.fsencode(relative.as_posix()).decode("ascii", "backslashreplace")
+            notes.append(f"{raw}: its name is not UTF-8, left out")
             continue
         try:
             real = path.resolve(strict=True)

@@ -19,8 +19,18 @@ def key(name: str) -> str:
 
 
 def string(text: str) -> str:
-    """A TOML basic string (JSON's escapes are TOML's)."""
-    return json.dumps(text, ensure_ascii=False)
+    """A TOML basic string (JSON's escapes are TOML's; DEL, which JSON leaves, and
+    TOML does not, escaped too)."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def comment(text: str) -> str:
+    """A TOML comment of one line: a line break or control character in ``text`` (an
+    error message, a file's name) is shown as an escape, never written raw."""
+    return "# " + _UNSAFE.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
 
 
 def value(item: Any) -> str:
@@ -60,7 +70,7 @@ def table_text(
 ) -> str:
     """One table's sections; ``notes`` go above them as comments, ``column_notes`` at
     the end of their columns' lines."""
-    lines = [f"# {note}" for note in notes]
+    lines = [comment(note) for note in notes]
     lines.append(f"[{spec.table}]")
     files = spec.files[0] if len(spec.files) == 1 else list(spec.files)
     lines.append(f"files = {value(files)}")
@@ -76,11 +86,11 @@ def table_text(
         for name, column in spec.columns:
             line = f"{key(name)} = {column_text(column)}"
             note = (column_notes or {}).get(name)
-            lines.append(f"{line}  # {note}" if note else line)
+            lines.append(f"{line}  {comment(note)}" if note else line)
     return "\n".join(lines) + "\n"
 
 
 def mapping_text(tables: Sequence[str], header: Sequence[str] = ()) -> str:
     """A whole file from its tables' texts, under a commented header."""
-    head = "".join(f"# {line}\n" if line else "#\n" for line in header)
+    head = "".join(f"{comment(line)}\n" if line else "#\n" for line in header)
     return head + ("\n" if head else "") + "\n".join(tables)

@@ -65,7 +65,10 @@ svg text{font-size:11px;fill:#444}
 
 
 def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value))
+    text = "" if value is None else str(value)
+    # a file name that is not UTF-8 holds surrogates, which no HTML file can: escaped
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return html.escape(text)
 
 
 def _num(value: Any) -> float:

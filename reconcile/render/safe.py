@@ -1,0 +1,38 @@
+"""What reaches a terminal carries no control character of the input's (issue 19).
+
+Identifiers, file names and messages come from the log set; an ESC, BEL or CR among
+them would reach the terminal raw and could redraw what it shows (a fake
+"findings: 0" line). Every text the command line prints goes through
+:func:`for_terminal`, which writes each such character as a visible escape
+(``\\x1b``); line breaks and tabs of the reconciler's own layout are kept. JSON
+output is escaped by the JSON writer (every non-ASCII character and every C0
+control as ``\\uXXXX``); :func:`for_json` adds DEL, the one ASCII control it leaves.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls but tab and newline, DEL, C1 controls, the Unicode marks that reorder
+# or hide text (bidirectional embeddings, overrides and isolates), and surrogates
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+    # the bytes of a file name that is not UTF-8, as Python holds them
+    "\ud800-\udfff]"
+)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def for_terminal(text: str) -> str:
+    """``text`` with every control character of the input shown as an escape."""
+    return _CONTROL.sub(_escape, text)
+
+
+def for_json(text: str) -> str:
+    """JSON text (written with ASCII escapes) with DEL escaped too: still the same
+    JSON, and nothing a terminal acts on."""
+    return text.replace("\x7f", "\\u007f")
