@@ -219,7 +219,9 @@ def check(corruptions: list[tuple[str, str, int]]) -> None:
             single = _file(logs, table)
             # each corruption starts from a plain file (one earlier may have moved it)
             if single.is_file() and not single.is_symlink() and not (logs / table).exists():
-                CORRUPTIONS[name](logs, table, random.Random(seed))
+                # one that must read the file first cannot, after bytes broke it: skipped
+                with contextlib.suppress(OSError, pa.ArrowException):
+                    CORRUPTIONS[name](logs, table, random.Random(seed))
         held = rows_held(logs)
         code, out, err = audit(logs, Path(folder) / "report")
         assert "Traceback" not in out + err
