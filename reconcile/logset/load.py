@@ -59,6 +59,7 @@ class LogSet:
         engine: Engine,
         *,
         skip: frozenset[str] = frozenset(),
+        tolerate: bool = False,
     ) -> None:
         self.files = files
         self.file_schemas = dict(file_schemas)
@@ -67,9 +68,22 @@ class LogSet:
         self.skipped = skip
         # row counts of tables read through a mapping: each a scan, made once
         self._mapped_counts: dict[str, int] = {}
+        # with ``tolerate`` (validation), a table whose files DuckDB cannot bind (a
+        # footer pyarrow reads and DuckDB does not) is kept here, its view empty, for
+        # validation to name the file, rather than failing the whole log set
+        self.unbound: dict[str, duckdb.Error] = {}
         for name in TABLES:
-            if name not in skip:
+            if name in skip:
+                continue
+            try:
                 self._register(name)
+            except duckdb.Error as error:
+                if not tolerate:
+                    raise
+                self.unbound[name] = error
+                self.con.sql(
+                    duckdb_empty(table_schema(name, self.coordinate), self.coordinate)
+                ).create_view(name, replace=True)
 
     @property
     def path(self) -> Path:

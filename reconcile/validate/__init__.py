@@ -31,6 +31,7 @@ from reconcile.validate.data import (
     check_rule,
     check_unique,
     row_checks_query,
+    unreadable_files,
     unreadable_mapped,
 )
 from reconcile.validate.report import TableRead, ValidationReport
@@ -109,7 +110,12 @@ def validate_files(
                 problems.extend(uncovered)
                 # a value the map lacks reads as null: not reported again as such
                 skipped.update(p.table for p in uncovered if p.table)
-        logset = LogSet(files, file_schemas, coordinate, engine, skip=frozenset(skipped))
+        logset = LogSet(
+            files, file_schemas, coordinate, engine, skip=frozenset(skipped), tolerate=True
+        )
+        for name, unbound in logset.unbound.items():
+            problems.extend(unreadable_files(logset, name, unbound))
+            skipped.add(name)
         scanned = [t for t in logset.present if t not in skipped and (scan is None or t in scan)]
         for table in scanned:
             with _query(row_checks_query(table)):

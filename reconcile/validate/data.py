@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 
 from reconcile.db import quote_identifier
-from reconcile.errors import ResourceError, resource_error
+from reconcile.errors import ResourceError, first_line, resource_error
 from reconcile.logset.discover import LogSetFiles
 from reconcile.logset.load import LogSet
 from reconcile.logset.normalize import (
@@ -140,7 +140,7 @@ def unreadable_files(logset: LogSet, table: str, error: duckdb.Error) -> list[Pr
                     check="unreadable_file",
                     table=table,
                     files=(logset.files.relative(file.path),),
-                    message=f"cannot be read as Parquet: {file_error}",
+                    message=f"cannot be read as Parquet: {first_line(file_error)}",
                 )
             )
     if not problems:
