@@ -223,6 +223,7 @@ def main() -> None:
         report = args.work / f"report-{label}"
         shutil.rmtree(report, ignore_errors=True)
         profile = args.work / f"profile-{label}.json"
+        profile.unlink(missing_ok=True)  # one of an earlier build (no marker) is refused
         commands = {
             "limit": [sys.executable, str(HERE / "scale.py"), "--only", "limit", str(logset)],
             "validate": [*env_cli, "validate", str(logset)],

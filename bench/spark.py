@@ -137,7 +137,7 @@ def main() -> None:
         for buckets in args.buckets.split(","):
             spark_out = args.work / f"report-spark-{label}-{buckets}"
             profile = args.work / f"profile-spark-{label}-{buckets}.json"
-            subprocess.run(["rm", "-rf", str(spark_out)], check=True)
+            subprocess.run(["rm", "-rf", str(spark_out), str(profile)], check=True)
             spark_command = [
                 *base, "--out", str(spark_out), "--engine", "spark",
                 "--spark-master", args.master, "--profile", str(profile),
