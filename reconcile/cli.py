@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
+from urllib.parse import urlparse
 
 import duckdb
 import polars as pl
@@ -532,10 +533,9 @@ def _waiting(message: str) -> None:
 
 
 def _local_logset(args: argparse.Namespace) -> str | None:
-    """The log set as a local folder (None for a URL Spark reads)."""
-    from reconcile.spark.listing import is_remote  # noqa: PLC0415 (no Spark imported)
-
-    return None if is_remote(args.logset) else str(args.logset)
+    """The log set as a local folder (None for a URL Spark reads: a scheme of two
+    letters or more, as reconcile.spark.listing.is_remote says)."""
+    return None if len(urlparse(str(args.logset)).scheme) > 1 else str(args.logset)
 
 
 def _audit(args: argparse.Namespace, clock: StepClock) -> int:
@@ -732,8 +732,20 @@ def _command(args: argparse.Namespace) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    with terminations() as caught:
-        return _run(args, caught)
+    caught = Caught()
+    try:
+        with terminations() as caught:
+            return _run(args, caught)
+    except KeyboardInterrupt:
+        # a signal that came as the command was ending, after its own handling
+        status = 128 + caught.signum if caught.signum is not None else EXIT_INTERRUPTED
+        _emit(
+            "reconcile: interrupted"
+            if caught.signum is None
+            else f"reconcile: terminated by {caught.name}",
+            err=True,
+        )
+        return status
 
 
 def _run(args: argparse.Namespace, caught: Caught) -> int:
