@@ -35,6 +35,13 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
+def refused(capsys: pytest.CaptureFixture[str], logset: Path) -> str:
+    """The report of a validation that finds the log set invalid (exit 2)."""
+    code, text, _ = run(capsys, "validate", str(logset))
+    assert code == EXIT_INVALID, text
+    return text
+
+
 def copy_of(name: str, tmp_path: Path) -> Path:
     target = tmp_path / name
     shutil.copytree(DATA / name, target)
@@ -88,8 +95,7 @@ def test_a_part_folder_beside_a_folder_of_the_same_table_is_ambiguous(
     as_part_folder(logset, "checkpoints")
     (logset / "checkpoints").mkdir()
     pq.write_table(table("checkpoints", [checkpoint("p0", 1, 5)]), logset / "checkpoints" / "a")
-    code, text, _ = run(capsys, "validate", str(logset))
-    assert code == EXIT_INVALID
+    text = refused(capsys, logset)
     assert "ambiguous_table" in text and "checkpoints.parquet/" in text
 
 
@@ -100,8 +106,7 @@ def test_a_fifo_named_like_a_table_is_refused_not_read(
     """Reading a FIFO would block for ever; it is refused before anything opens it."""
     logset = write_logset(tmp_path / "ls", {"checkpoints": [checkpoint("p0", 1, 5)]})
     os.mkfifo(logset / "receipts.parquet")
-    code, text, _ = run(capsys, "validate", str(logset))
-    assert code == EXIT_INVALID
+    text = refused(capsys, logset)
     assert "not_a_file" in text and "receipts.parquet" in text and "FIFO" in text
 
 
@@ -120,8 +125,7 @@ def test_a_link_to_itself_and_a_dangling_link_are_refused(
     logset = write_logset(tmp_path / "ls", {"checkpoints": [checkpoint("p0", 1, 5)]})
     (logset / "receipts.parquet").symlink_to("receipts.parquet")
     (logset / "pages.parquet").symlink_to("gone.parquet")
-    code, text, _ = run(capsys, "validate", str(logset))
-    assert code == EXIT_INVALID
+    text = refused(capsys, logset)
     assert text.count("broken_link") == 2
     assert "receipts.parquet" in text and "pages.parquet" in text
 
@@ -134,8 +138,7 @@ def test_a_link_outside_the_log_set_is_refused_even_to_a_good_file(
     logset = write_logset(tmp_path / "ls", {"checkpoints": [checkpoint("p0", 1, 5)]})
     (logset / "receipts").mkdir()
     (logset / "receipts" / "part.parquet").symlink_to(elsewhere / "receipts.parquet")
-    code, text, _ = run(capsys, "validate", str(logset))
-    assert code == EXIT_INVALID
+    text = refused(capsys, logset)
     assert "outside_log_set" in text and "receipts/part.parquet" in text
 
 
@@ -209,8 +212,7 @@ def test_a_file_in_a_table_folder_is_part_of_it_whatever_its_name(
     assert code == 0, text
     assert "receipts         1 file, 1 row" in text
     (logset / "receipts" / "notes.txt").write_text("not a table\n")
-    code, text, _ = run(capsys, "validate", str(logset))
-    assert code == EXIT_INVALID
+    text = refused(capsys, logset)
     assert "unreadable_file" in text and "receipts/notes.txt" in text
 
 
@@ -221,8 +223,7 @@ def test_a_name_that_differs_only_in_case_is_refused(
         tmp_path / "ls", {"checkpoints": [checkpoint("p0", 1, 5)], "receipts": [receipt("e0", 1)]}
     )
     (logset / "receipts.parquet").rename(logset / "Receipts.parquet")
-    code, text, _ = run(capsys, "validate", str(logset))
-    assert code == EXIT_INVALID
+    text = refused(capsys, logset)
     assert "misnamed_table" in text and "Receipts.parquet" in text
 
 
@@ -231,8 +232,7 @@ def test_an_empty_file_named_like_a_table_is_unreadable_not_absent(
 ) -> None:
     logset = write_logset(tmp_path / "ls", {"checkpoints": [checkpoint("p0", 1, 5)]})
     (logset / "pages.parquet").write_bytes(b"")
-    code, text, _ = run(capsys, "validate", str(logset))
-    assert code == EXIT_INVALID
+    text = refused(capsys, logset)
     assert "unreadable_file" in text and "pages.parquet" in text
 
 
@@ -279,7 +279,6 @@ def test_binary_garbage_named_like_a_table_is_unreadable(
     (logset / "receipts.parquet").write_bytes(os.urandom(4096))
     pa_table = pa.table({"x": [1]})
     pq.write_table(pa_table, logset / "extra.parquet")  # not a contract table: not read
-    code, text, _ = run(capsys, "validate", str(logset))
-    assert code == EXIT_INVALID
+    text = refused(capsys, logset)
     assert "unreadable_file" in text and "receipts.parquet" in text
     assert "extra.parquet" not in text
