@@ -26,9 +26,10 @@ def open_logset(
     With ``validate`` (the default) the log set is first checked against the
     contract, and :class:`~reconcile.errors.InvalidLogSet` raised with the full
     report when it breaks it; without, it is only read, and queries may fail on bad
-    input. ``mapping`` (an object or a file; default: the log directory's
-    ``reconcile.toml`` when it has one) reads the user's own layout as the
-    contract's tables, as views over their files.
+    input. ``mapping`` (an object, a file, ``"auto"`` for the log directory's own
+    ``reconcile.toml``, or ``"none"``) reads the user's own layout as the contract's
+    tables, as views over their files; a log directory's own mapping is never
+    applied unasked: without ``mapping`` a log set that holds one is refused.
     """
     files = discover_with_mapping(path, mapping)
     if validate:

@@ -1,7 +1,8 @@
 """A mapping file: how a user's own logs stand for the contract's tables.
 
-A mapping is TOML, one section per contract table it supplies (``reconcile.toml`` in
-the log directory is read by default; ``--mapping FILE`` names another)::
+A mapping is TOML, one section per contract table it supplies (``--mapping FILE``
+names one; ``--mapping auto`` reads the log directory's own ``reconcile.toml``, which
+is never applied unasked, since a mapping runs SQL over the files it chooses)::
 
     [checkpoints]
     files = "progress/*.parquet"        # path or glob under the log directory, or a list

@@ -61,8 +61,8 @@ def validate_logset(
 ) -> ValidationReport:
     """Check a log set and report every problem found.
 
-    ``mapping`` (a :class:`~reconcile.mapping.LogMapping` or a mapping file; default:
-    the log directory's ``reconcile.toml`` when it has one) says how the user's files
+    ``mapping`` (a :class:`~reconcile.mapping.LogMapping`, a mapping file, ``"auto"``
+    for the log directory's own ``reconcile.toml`` or ``"none"``) says how the user's files
     stand for the contract's tables; problems in tables read through it name the
     user's files and columns too.
 
