@@ -5,7 +5,7 @@
 -- is read as inclusive, its strongest reading).
 WITH won AS (
     SELECT
-        c.*,
+        c.* EXCLUDE (__bad_time),  -- validation's flag (reconcile.logset.normalize)
         s.discrete,
         c.ordering IS NULL OR c.ordering = s.ordering AS comparable,
         CASE WHEN c.watermark IS NOT NULL
