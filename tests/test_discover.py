@@ -67,6 +67,7 @@ def findings_of(report: Path) -> pl.DataFrame:
     return pl.read_parquet(report / "findings.parquet").drop("message", "evidence")
 
 
+@pytest.mark.slow
 def test_part_folders_named_like_files_are_read_as_the_table(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -258,7 +258,7 @@ def test_a_footer_pyarrow_reads_and_duckdb_does_not_is_a_problem_of_that_file() 
 
 
 @pytest.mark.slow
-@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(corruptions=st.lists(corruption, min_size=1, max_size=3))
 def test_random_corruptions_never_crash_or_drop_a_table(
     corruptions: list[tuple[str, str, int]],

@@ -102,6 +102,7 @@ def test_an_out_that_cannot_be_written_fails_before_the_audit(
     assert "--profile" in err
 
 
+@pytest.mark.slow
 def test_profile_replaces_only_a_profile(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -151,6 +152,7 @@ def test_simulate_force_replaces_only_a_simulated_log_set(
 # -- replaced with no window ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_report_is_replaced_in_one_exchange(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -166,6 +168,7 @@ def test_a_report_is_replaced_in_one_exchange(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]
 
 
+@pytest.mark.slow
 def test_where_names_cannot_be_exchanged_a_killed_writer_is_recovered(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -191,6 +194,7 @@ def test_where_names_cannot_be_exchanged_a_killed_writer_is_recovered(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad", "report"]
 
 
+@pytest.mark.slow
 def test_an_out_that_is_a_link_keeps_leading_to_the_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

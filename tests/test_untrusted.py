@@ -87,6 +87,7 @@ def test_a_log_sets_own_mapping_is_not_applied_unasked(
         open_logset(foreign)
 
 
+@pytest.mark.slow
 def test_mapping_none_reads_the_contract_layout_and_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -103,6 +104,7 @@ def test_mapping_none_reads_the_contract_layout_and_says_so(
     assert "mapping:\nnone (the contract&#x27;s own layout)" in (out / "report.html").read_text()
 
 
+@pytest.mark.slow
 def test_mapping_auto_applies_it_and_every_report_names_it(
     foreign: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -245,6 +245,7 @@ def test_positions_of_epoch_nanoseconds_draw_the_report(tmp_path: Path) -> None:
 # -- names ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_extra_columns_named_like_the_readers_own_are_read_past(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -341,7 +342,7 @@ def _engine_holds(tables: dict[str, Any]) -> bool:
 
 
 @pytest.mark.slow
-@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=logsets(extreme="spread"))
 def test_the_audit_at_any_values_of_the_types_is_exact(case: dict[str, Any]) -> None:
     """Coordinates drawn across the whole int64 range (both ends likely among them),
