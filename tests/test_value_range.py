@@ -198,7 +198,82 @@ def test_mapped_epoch_milliseconds_at_the_int64_maximum_are_rejected_with_the_ro
     )
 
 
-@pytest.mark.parametrize("as_of", ["2300-01-01", "0001-01-01", "infinity"])
+@pytest.mark.parametrize(
+    ("column", "moment"),
+    [
+        ("written_at", datetime(1677, 12, 1, tzinfo=UTC)),
+        ("written_at", datetime(1678, 1, 1, tzinfo=UTC)),
+        ("written_at", datetime(2262, 1, 1, tzinfo=UTC)),
+    ],
+)
+def test_a_rows_own_time_at_the_engines_beginning_or_end_of_time_is_rejected(
+    column: str, moment: datetime, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The engine stands 1678-01-01 for "before every row" and 2261-12-31 for
+    "never": a written_at there (inside what TIMESTAMP_NS holds) would be taken for
+    the beginning or the end of time, so validation names the row instead."""
+    path = write_logset(
+        tmp_path / "ls",
+        {"checkpoints": [checkpoint("p0", 1, 5), checkpoint("p0", 2, 6, written=1)]},
+    )
+    rows = pq.read_table(path / "checkpoints.parquet")
+    times = pa.array([datetime(2026, 1, 1, tzinfo=UTC), moment], pa.timestamp("us", tz="UTC"))
+    pq.write_table(with_column(rows, column, times), path / "checkpoints.parquet")
+    code, report = validate_json(capsys, path)
+    assert code == EXIT_INVALID
+    (problem,) = report["problems"]
+    assert (problem["check"], problem["column"], problem["examples"][0]["row"]) == (
+        "timestamp_in_range",
+        column,
+        1,
+    )
+    assert "at or before 1678-01-01" in problem["message"]
+
+
+def test_a_coordinate_before_the_engines_beginning_of_time_is_audited(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The beginning and the end of time bound a row's own time, not a coordinate:
+    a claim in 1677 (after TIMESTAMP_NS's first microsecond) is a claim."""
+    early = datetime(1677, 12, 1, tzinfo=UTC)
+    path = timestamp_logset(tmp_path, pa.array([early], pa.timestamp("us", tz="UTC")))
+    code, _, _ = run(capsys, "audit", str(path), "--out", str(tmp_path / "r"))
+    assert code == 0
+    marks = pl.read_parquet(tmp_path / "r" / "watermarks.parquet")
+    assert marks["claimed_through"].to_list() == [early.replace(tzinfo=None)]
+
+
+@pytest.mark.parametrize(
+    ("key", "accepted"),
+    [("recorded_at=1677-12-01T00:00:00", False), ("position=1677-12-01T00:00:00", True)],
+)
+def test_a_hive_key_time_is_bounded_as_its_column_is(
+    key: str, accepted: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A hive key's time is held to its column's range: a row's own time strictly
+    inside the engine's beginning and end of time, a coordinate to TIMESTAMP_NS."""
+    path = tmp_path / "ls"
+    path.mkdir()
+    pq.write_table(
+        table("checkpoints", [checkpoint("p0", 1, at(5))], "timestamp"),
+        path / "checkpoints.parquet",
+    )
+    folder = path / "receipts" / key
+    folder.mkdir(parents=True)
+    name = key.partition("=")[0]
+    row = {k: v for k, v in receipt("e0", at(1)).items() if k != name}
+    pq.write_table(table("receipts", [row], "timestamp"), folder / "part.parquet")
+    code, report = validate_json(capsys, path)
+    if accepted:
+        assert code == 0, report
+    else:
+        assert code == EXIT_INVALID
+        assert [(p["check"], p["column"]) for p in report["problems"]] == [("wrong_type", name)]
+
+
+@pytest.mark.parametrize(
+    "as_of", ["2300-01-01", "0001-01-01", "infinity", "1677-12-01", "2261-12-31"]
+)
 def test_as_of_outside_the_engines_times_is_a_usage_error(
     as_of: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -27,7 +27,7 @@ from reconcile.db import quote_identifier
 from reconcile.engine.declare import Guard, Step, Table, Union
 from reconcile.engine.encodings import resolve
 from reconcile.errors import InternalError, UsageError, classify_engine_error, first_line
-from reconcile.logset.normalize import TIME_FIRST, TIME_LAST
+from reconcile.logset.normalize import DAWN, DUSK
 from reconcile.sql import load, parameters
 from reconcile_schemas import CoordinateType
 
@@ -62,16 +62,17 @@ def parse_as_of(cursor: duckdb.DuckDBPyConnection, text: str) -> tuple[str, date
         rows = cursor.execute(
             "SELECT CAST(TRY_CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS) AS VARCHAR),"
             " TRY_CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS),"
-            " isfinite(TRY_CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS))",
+            f" TRY_CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS)"
+            f" BETWEEN TIMESTAMP_NS '{DAWN}' AND TIMESTAMP_NS '{DUSK}'",
             {"t": text},
         ).fetchall()
     except duckdb.Error as error:
         raise UsageError(f"--as-of {text!r} is not a timestamp: {first_line(error)}") from None
-    literal, value, finite = rows[0]
-    if value is None or not finite:
+    literal, value, inside = rows[0]
+    if value is None or not inside or str(literal) in (DAWN, DUSK):
         raise UsageError(
             f"--as-of {text!r} is outside the times the reconciler computes in"
-            f" ({TIME_FIRST} to {TIME_LAST} UTC); leave it out for the end of the log set"
+            f" (after {DAWN} and before {DUSK} UTC); leave it out for the end of the log set"
         )
     return str(literal), value
 

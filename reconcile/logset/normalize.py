@@ -10,6 +10,7 @@ path) and ``__row`` (the row's number within its file, from 0).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 
 import pandera.polars as pa
 import polars as pl
@@ -34,9 +35,16 @@ ROW_COLUMN = "__row"
 BAD_TIME_COLUMN = "__bad_time"
 
 # The first and the last microsecond of TIMESTAMP_NS, the engine's time type (its
-# int64 nanoseconds; the very ends read as -infinity and infinity).
+# int64 nanoseconds; the very ends read as -infinity and infinity): the range of a
+# coordinate that is a timestamp.
 TIME_FIRST = "1677-09-21 00:12:43.145225"
 TIME_LAST = "2262-04-11 23:47:16.854775"
+# The instants the engine stands for "before every row" and "never" (the macros
+# rc_dawn() and rc_dusk() of reconcile/sql/macros.sql): a row's own time (written_at,
+# recorded_at, fetched_at, visible_at, effective_at, published_at) and T lie strictly
+# between them, or the history would take a row for the beginning or the end of time.
+DAWN = "1678-01-01 00:00:00"
+DUSK = "2261-12-31 00:00:00"
 
 
 def _zoned(duckdb_type_name: str) -> bool:
@@ -95,8 +103,13 @@ def duckdb_projection(
             expression = f"CAST(NULL AS {target})"
         elif target == "TIMESTAMP_NS":
             expression = _as_time(ident, present[name], name in hive_set)
+            held = f"isfinite({expression})"
+            if logical is Logical.TIMESTAMP:  # a row's own time, not a coordinate
+                held = (
+                    f"{expression} > TIMESTAMP_NS '{DAWN}' AND {expression} < TIMESTAMP_NS '{DUSK}'"
+                )
             bad.append(
-                f"WHEN {ident} IS NOT NULL AND NOT coalesce(isfinite({expression}), false)"
+                f"WHEN {ident} IS NOT NULL AND NOT coalesce({held}, false)"
                 f" THEN {quote_literal(name)}"
             )
         else:
@@ -140,10 +153,13 @@ _NS_PER = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 _NS_FIRST, _NS_LAST = -(2**63) + 2, 2**63 - 2
 
 
-def _polars_time(name: str, arrow_type: pa_arrow.DataType) -> tuple[pl.Expr, pl.Expr]:
+def _polars_time(
+    name: str, arrow_type: pa_arrow.DataType, own_time: bool
+) -> tuple[pl.Expr, pl.Expr]:
     """A timestamp column as naive UTC nanoseconds, computed on its physical integers
     (Polars panics on a datetime it cannot convert): the value, null where the engine
-    cannot hold it, and whether it is such a value."""
+    cannot hold it, and whether it is such a value (for a row's ``own_time``, one not
+    strictly between DAWN and DUSK, as in the DuckDB view)."""
     unit = getattr(arrow_type, "unit", "ns")
     if hasattr(arrow_type, "value_type"):  # dictionary-encoded
         unit = getattr(arrow_type.value_type, "unit", "ns")
@@ -151,7 +167,16 @@ def _polars_time(name: str, arrow_type: pa_arrow.DataType) -> tuple[pl.Expr, pl.
     physical = pl.col(name).cast(pl.Int64)
     fits = physical.is_between(-(-_NS_FIRST // per), _NS_LAST // per)
     value = pl.when(fits).then(physical * per).cast(pl.Datetime("ns"))
-    return value, physical.is_not_null() & ~fits
+    held = fits
+    if own_time:
+        dawn, dusk = (_epoch_ns(moment) for moment in (DAWN, DUSK))
+        held = fits & (physical * per > dawn) & (physical * per < dusk)
+    return value, physical.is_not_null() & ~held
+
+
+def _epoch_ns(moment: str) -> int:
+    instant = datetime.fromisoformat(moment).replace(tzinfo=UTC)
+    return int(instant.timestamp()) * 1_000_000_000
 
 
 def _polars_column(
@@ -169,7 +194,7 @@ def _polars_column(
     if name not in file.columns:
         return pl.lit(None, dtype=target), None
     if target == TIMESTAMP_DTYPE:
-        return _polars_time(name, file.columns[name])
+        return _polars_time(name, file.columns[name], logical is Logical.TIMESTAMP)
     return pl.col(name).cast(target), None
 
 

@@ -97,30 +97,41 @@ def compile_checks(schema: pa.DataFrameSchema, flag: str | None = None) -> list[
 
 
 def time_range_checks(
-    schema: pa.DataFrameSchema, coordinate: CoordinateType, flag: str, first: str, last: str
+    schema: pa.DataFrameSchema,
+    coordinate: CoordinateType,
+    flag: str,
+    coordinates: tuple[str, str],
+    times: tuple[str, str],
 ) -> list[DataCheck]:
     """For each timestamp column of a schema (coordinates too, in a log set of
     timestamps), the check that its values are times the engine can hold: the
     normalized view names in ``flag`` the first column of a row that holds one
-    outside ``first`` .. ``last`` (UTC) or at +-infinity. Not a Pandera check: the
-    range is the engine's (DuckDB's nanosecond timestamps), not the contract's."""
+    outside its range, ``coordinates`` (first, last: DuckDB's nanosecond timestamps)
+    for a coordinate, ``times`` (strictly between the engine's beginning and end of
+    time) for a row's own time. Not a Pandera check: the ranges are the engine's, not
+    the contract's."""
     checks = []
     for name, column in schema.columns.items():
         logical = logical_type(column)
-        if logical is Logical.TIMESTAMP or (
-            logical is Logical.COORDINATE and coordinate is CoordinateType.TIMESTAMP
-        ):
-            checks.append(
-                DataCheck(
-                    "timestamp_in_range",
-                    name,
-                    f"{quote_identifier(flag)} = {quote_literal(name)}",
-                    f"{name} holds a time the reconciler cannot compute with: before"
-                    f" {first} or after {last} UTC, or +-infinity (it computes in int64"
-                    " nanoseconds, whose ends DuckDB reads as infinities)",
-                    (name,),
-                )
+        if logical is Logical.TIMESTAMP:
+            first, last = times
+            said = f"at or before {first} or at or after {last} UTC"
+        elif logical is Logical.COORDINATE and coordinate is CoordinateType.TIMESTAMP:
+            first, last = coordinates
+            said = f"before {first} or after {last} UTC, or +-infinity"
+        else:
+            continue
+        checks.append(
+            DataCheck(
+                "timestamp_in_range",
+                name,
+                f"{quote_identifier(flag)} = {quote_literal(name)}",
+                f"{name} holds a time the reconciler cannot compute with: {said} (it"
+                " computes in int64 nanoseconds, and keeps their ends for the beginning"
+                " and the end of time)",
+                (name,),
             )
+        )
     return checks
 
 

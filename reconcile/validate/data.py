@@ -19,6 +19,8 @@ from reconcile.logset.discover import LogSetFiles
 from reconcile.logset.load import LogSet
 from reconcile.logset.normalize import (
     BAD_TIME_COLUMN,
+    DAWN,
+    DUSK,
     FILE_COLUMN,
     ROW_COLUMN,
     TIME_FIRST,
@@ -155,7 +157,7 @@ def check_rows(logset: LogSet, table: str, max_examples: int) -> tuple[list[Prob
     (None when its files cannot be read)."""
     schema = table_schema(table, logset.coordinate)
     checks = compile_checks(schema, BAD_TIME_COLUMN) + time_range_checks(
-        schema, logset.coordinate, BAD_TIME_COLUMN, TIME_FIRST, TIME_LAST
+        schema, logset.coordinate, BAD_TIME_COLUMN, (TIME_FIRST, TIME_LAST), (DAWN, DUSK)
     )
     try:
         per_file = logset.con.execute(_count_query(table, checks)).fetchall()

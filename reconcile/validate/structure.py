@@ -17,7 +17,7 @@ from reconcile.logset.arrow_types import EXPECTED_TEXT, Kind, accepts
 from reconcile.logset.coordinate import CoordinateColumn
 from reconcile.logset.discover import LogSetFiles
 from reconcile.logset.file_schemas import FileSchema
-from reconcile.logset.normalize import TIME_FIRST, TIME_LAST
+from reconcile.logset.normalize import DAWN, DUSK, TIME_FIRST, TIME_LAST
 from reconcile.problems import Problem
 from reconcile_schemas import REQUIRED_TABLES, CoordinateType, Logical, logical_type, table_schema
 
@@ -58,6 +58,7 @@ _INT = re.compile(r"-?[0-9]+")
 
 
 def _hive_value_fits(logical: Logical, coordinate: CoordinateType, value: str) -> bool:
+    own_time = logical is Logical.TIMESTAMP  # a row's own time, not a coordinate
     if logical is Logical.COORDINATE:
         logical = Logical.INT64 if coordinate is CoordinateType.INT64 else Logical.TIMESTAMP
     if logical is Logical.INT64:
@@ -71,11 +72,16 @@ def _hive_value_fits(logical: Logical, coordinate: CoordinateType, value: str) -
             return False
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=UTC)
+        if own_time:
+            return _DAWN < moment < _DUSK
         return _FIRST <= moment <= _LAST
     return True
 
 
-# the times the engine holds (a hive value outside them cannot be read as one)
+# a row's own time lies strictly between the engine's beginning and end of time, a
+# coordinate within the times the engine holds (a hive value outside is not read)
+_DAWN = datetime.fromisoformat(f"{DAWN}+00:00")
+_DUSK = datetime.fromisoformat(f"{DUSK}+00:00")
 _FIRST = datetime.fromisoformat(f"{TIME_FIRST}+00:00")
 _LAST = datetime.fromisoformat(f"{TIME_LAST}+00:00")
 # DuckDB's own column of a Parquet read's row numbers: a file's column of this name
