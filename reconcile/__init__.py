@@ -7,21 +7,29 @@ The library API, shared by the ``reconcile`` command and notebooks:
 * :func:`validate_logset` reports every way a log set breaks the contract;
 * :func:`watermarks` gives each partition's eligible-prefix watermark and
   certificates as of a time, and :class:`Analysis` the same with their history.
+
+Each name is imported on first use (:mod:`reconcile.lazy`), so that importing the
+package, or starting the command line, loads no engine.
 """
 
-from reconcile.api import open_logset
-from reconcile.db import EngineConfig
-from reconcile.engine import Analysis, watermarks
-from reconcile.errors import (
-    InputError,
-    InternalError,
-    InvalidLogSet,
-    ReconcileError,
-    ResourceError,
-    UsageError,
-)
-from reconcile.logset.load import LogSet
-from reconcile.validate import ValidationReport, validate_logset
+from typing import TYPE_CHECKING
+
+from reconcile.lazy import exports
+
+if TYPE_CHECKING:
+    from reconcile.api import open_logset
+    from reconcile.config import EngineConfig
+    from reconcile.engine import Analysis, watermarks
+    from reconcile.errors import (
+        InputError,
+        InternalError,
+        InvalidLogSet,
+        ReconcileError,
+        ResourceError,
+        UsageError,
+    )
+    from reconcile.logset.load import LogSet
+    from reconcile.validate import ValidationReport, validate_logset
 
 __all__ = [
     "Analysis",
@@ -38,3 +46,22 @@ __all__ = [
     "validate_logset",
     "watermarks",
 ]
+
+__getattr__ = exports(
+    __name__,
+    {
+        "Analysis": "reconcile.engine.analysis",
+        "EngineConfig": "reconcile.config",
+        "InputError": "reconcile.errors",
+        "InternalError": "reconcile.errors",
+        "InvalidLogSet": "reconcile.errors",
+        "LogSet": "reconcile.logset.load",
+        "ReconcileError": "reconcile.errors",
+        "ResourceError": "reconcile.errors",
+        "UsageError": "reconcile.errors",
+        "ValidationReport": "reconcile.validate.report",
+        "open_logset": "reconcile.api",
+        "validate_logset": "reconcile.validate",
+        "watermarks": "reconcile.engine.analysis",
+    },
+)

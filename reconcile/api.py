@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reconcile.db import Engine, EngineConfig
+from reconcile.config import EngineConfig
+from reconcile.db import Engine
 from reconcile.errors import InvalidLogSet
 from reconcile.logset.coordinate import coordinate_columns, infer_coordinate
 from reconcile.logset.file_schemas import FileSchema, read_file_schemas

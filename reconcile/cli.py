@@ -1,7 +1,11 @@
 """The ``reconcile`` command: argument parsing, rendering, and exit codes.
 
-Exit codes are decided here and nowhere else (:func:`failure` maps an error to its
-status and its message), one meaning each:
+This module parses the command line and nothing else: it loads no engine, so that
+``reconcile --help`` and a usage error answer at once. The commands themselves are
+in :mod:`reconcile.commands`, imported once the arguments are read. Exit codes
+(:mod:`reconcile.exits`) are decided there and nowhere else
+(:func:`reconcile.commands.failure` maps an error to its status and its message),
+one meaning each:
 
 * 0: done; for ``audit``, no finding at or above ``--fail-on``;
 * 1: ``audit`` found findings at or above ``--fail-on``;
@@ -21,81 +25,37 @@ where known); no Python traceback unless ``--debug`` asks for it.
 from __future__ import annotations
 
 import argparse
-import copy
-import errno
 import math
-import os
-import sys
-import traceback
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
-from urllib.parse import urlparse
+from typing import NoReturn
 
-import duckdb
-import polars as pl
-
-from reconcile.api import open_logset
-from reconcile.audit import AuditSettings, audit
-from reconcile.audit.findings import SEVERITIES
-from reconcile.audit.report import prepare_target, write_report
-from reconcile.db import (
-    THREADS_PER_CORE,
-    EngineConfig,
-    check_memory_limit,
-    check_threads,
-    threads_for,
+from reconcile.config import THREADS_PER_CORE, check_threads
+from reconcile.engine.settings import AuditSettings
+from reconcile.engine.steps.rules import SEVERITIES
+from reconcile.errors import UsageError
+from reconcile.exits import (
+    EXIT_FINDINGS,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_RESOURCES,
+    EXIT_STATUSES,
 )
-from reconcile.engine import Analysis, watermarks
-from reconcile.errors import (
-    InputError,
-    InternalError,
-    InvalidLogSet,
-    ReconcileError,
-    ResourceError,
-    UsageError,
-    classify_engine_error,
-    first_line,
-)
-from reconcile.mapping import NONE
-from reconcile.mapping.suggest import suggest_mapping
-from reconcile.progress import Progress, StepClock, Steps, check_profile, write_profile
-from reconcile.render.audit_text import render_audit_text
-from reconcile.render.html import render_html
-from reconcile.render.safe import for_json, for_terminal
-from reconcile.render.tables import (
-    frame_json,
-    render_frontiers_text,
-    render_watermarks_json,
-    render_watermarks_text,
-)
-from reconcile.render.validation import render_json, render_text
-from reconcile.signals import Caught, terminations
-from reconcile.simulate import FAULTS, SimOptions, simulate
-from reconcile.simulate.options import Eligibility, Evidence, Membership
-from reconcile.validate import DEFAULT_EXAMPLES, validate_logset
+from reconcile.problems import DEFAULT_EXAMPLES
+from reconcile.simulate.options import FAULTS, Eligibility, Evidence, Membership, SimOptions
 
-if TYPE_CHECKING:
-    from reconcile.spark.run import SparkEngine
-
-EXIT_OK = 0
-EXIT_FINDINGS = 1
-EXIT_INVALID = 2
-EXIT_INTERNAL = 3
-EXIT_RESOURCES = 4
-EXIT_INTERRUPTED = 130
-
-EXIT_STATUSES = """\
-exit status:
-  0    done; for audit, no finding at or above --fail-on
-  1    audit: findings at or above --fail-on
-  2    invalid input or usage: a log set that cannot be read or breaks the
-       contract, a bad mapping, option or argument
-  3    internal error: the reconciler's own fault (please report it; --debug
-       shows the traceback), or a Spark job that failed
-  4    out of memory or spill space: set --memory-limit, --threads or --temp-dir
-  130  interrupted (Ctrl-C); 143 terminated (SIGTERM), 129 hung up (SIGHUP)"""
+__all__ = [
+    "EXIT_FINDINGS",
+    "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
+    "EXIT_INVALID",
+    "EXIT_OK",
+    "EXIT_RESOURCES",
+    "build_parser",
+    "main",
+]
 
 DEBUG_HELP = "on an error, show Python's traceback too (for a report of it)"
 
@@ -179,26 +139,6 @@ def _engine_options(parser: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="with --engine spark: a Spark setting, e.g. spark.driver.memory=8g (repeatable)",
     )
-
-
-def _config(args: argparse.Namespace) -> EngineConfig:
-    env = EngineConfig.from_env()
-    memory = args.memory_limit
-    if memory is not None:
-        memory = check_memory_limit(memory, "--memory-limit")
-    config = EngineConfig(
-        memory_limit=memory if memory is not None else env.memory_limit,
-        temp_directory=args.temp_dir if args.temp_dir is not None else env.temp_directory,
-        threads=args.threads if args.threads is not None else env.threads,
-    )
-    used = threads_for(config)
-    if config.threads is not None and used < config.threads:
-        _emit(
-            f"reconcile: running {used} thread(s), not {config.threads}: the memory limit"
-            " holds about 100MB per thread, below which DuckDB fails rather than spills",
-            err=True,
-        )
-    return config
 
 
 # -- option values: each a usage error (exit 2, one line) when it makes no sense -----
@@ -431,348 +371,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _spark(args: argparse.Namespace) -> SparkEngine:
-    from reconcile.spark.listing import is_remote  # noqa: PLC0415
-    from reconcile.spark.run import SparkEngine  # noqa: PLC0415 (optional dependency)
-    from reconcile.spark.session import quiet, spark_session  # noqa: PLC0415
-
-    conf = {}
-    for item in args.spark_conf:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise UsageError(f"--spark-conf {item!r}: expected KEY=VALUE")
-        conf[key.strip()] = value.strip()
-    if args.spark_buckets is not None and args.spark_buckets < 0:
-        raise UsageError("--spark-buckets must be 0 or more")
-    if is_remote(args.logset) and args.mapping not in (None, NONE):
-        raise UsageError(
-            "--mapping reads a local log set only (a folder the driver and the executors"
-            f" read): {args.logset} is a URL"
-        )
-    session = spark_session(args.spark_master, conf)
-    if not args.debug:
-        quiet(session)
-    return SparkEngine(
-        session,
-        args.logset,
-        buckets=args.spark_buckets,
-        mapping=args.mapping,
-    )
-
-
-def _on_spark(args: argparse.Namespace, command: str, **extra: Any) -> Any:
-    """``command`` (validate, watermarks, frontiers, audit) on the Spark engine."""
-    from reconcile.spark import run  # noqa: PLC0415 (optional dependency)
-    from reconcile.spark.kernel import Job  # noqa: PLC0415
-
-    job = Job(
-        command,
-        {},
-        as_of=getattr(args, "as_of", None),
-        stall_minutes=getattr(args, "stall_threshold", AuditSettings().stall_minutes),
-        max_examples=getattr(args, "max_examples", DEFAULT_EXAMPLES),
-        memory_limit=args.memory_limit,
-        threads=args.threads,
-    )
-    engine = _spark(args)
-    try:
-        return getattr(run, command)(engine, job, **extra)
-    finally:
-        engine.close()
-
-
-def _validate(args: argparse.Namespace) -> int:
-    if args.engine == "spark":
-        report = _on_spark(args, "validate")
-    else:
-        report = validate_logset(
-            args.logset,
-            config=_config(args),
-            max_examples=args.max_examples,
-            mapping=args.mapping,
-        )
-    _emit(render_json(report) if args.json else render_text(report), as_json=args.json)
-    return EXIT_OK if report.ok else EXIT_INVALID
-
-
-def _watermarks(args: argparse.Namespace) -> int:
-    if args.engine == "spark":
-        frame = _on_spark(args, "watermarks")
-    else:
-        with open_logset(args.logset, config=_config(args), mapping=args.mapping) as logset:
-            frame = watermarks(logset, as_of=args.as_of)
-    _emit(
-        render_watermarks_json(frame) if args.json else render_watermarks_text(frame),
-        as_json=args.json,
-    )
-    return EXIT_OK
-
-
-AUDIT_STEPS = [
-    "validate",
-    "watermarks",
-    "frontiers",
-    "frontier history",
-    "findings",
-    "timelines",
-    "report",
-]
-# On Spark every engine step runs inside the scopes' tasks.
-SPARK_AUDIT_STEPS = ["read the files", "audit the scopes", "report"]
-
-
-def _emit(text: str, *, err: bool = False, as_json: bool = False) -> None:
-    """Print ``text`` (on stderr with ``err``) with the input's control characters
-    escaped: the one way the command line writes (reconcile.render.safe)."""
-    safe = for_json(text) if as_json else for_terminal(text)
-    print(safe, file=sys.stderr if err else sys.stdout)
-
-
-def _waiting(message: str) -> None:
-    _emit(f"reconcile: {message}", err=True)
-
-
-def _local_logset(args: argparse.Namespace) -> str | None:
-    """The log set as a local folder (None for a URL Spark reads: a scheme of two
-    letters or more, as reconcile.spark.listing.is_remote says)."""
-    return None if len(urlparse(str(args.logset)).scheme) > 1 else str(args.logset)
-
-
-def _audit(args: argparse.Namespace, clock: StepClock) -> int:
-    # everything that can be refused is refused before the computation
-    prepare_target(args.out, _local_logset(args), _waiting)
-    if args.profile is not None:
-        check_profile(args.profile)
-    spark = args.engine == "spark"
-    steps = Steps(SPARK_AUDIT_STEPS if spark else AUDIT_STEPS)
-    clock.forward = steps.step
-    try:
-        if spark:
-            clock.step("read the files")
-            result = _on_spark(args, "audit", step=clock.step)
-        else:
-            clock.step("validate")
-            with open_logset(args.logset, config=_config(args), mapping=args.mapping) as logset:
-                result = audit(
-                    logset,
-                    as_of=args.as_of,
-                    settings=AuditSettings(stall_minutes=args.stall_threshold),
-                    step=clock.step,
-                )
-        clock.step("report")
-        with _writing(args.out):
-            facts = write_report(
-                args.out,
-                result,
-                args.fail_on,
-                html=render_html,
-                logset=_local_logset(args),
-                waiting=_waiting,
-            )
-        clock.stop()
-    finally:
-        steps.close()
-    if args.profile is not None:
-        with _writing(args.profile):
-            write_profile(args.profile, clock.seconds, result.timings)
-    _emit(render_audit_text(result, facts, str(args.out)))
-    return EXIT_FINDINGS if result.at_or_above(args.fail_on) else EXIT_OK
-
-
-def _frontier(args: argparse.Namespace) -> int:
-    if args.engine == "spark":
-        frame = _on_spark(args, "frontiers")
-    else:
-        with open_logset(args.logset, config=_config(args), mapping=args.mapping) as logset:
-            frame = Analysis(logset, args.as_of).frontiers()
-    if args.basis:
-        frame = frame.filter(pl.col("basis") == args.basis)
-    _emit(frame_json(frame) if args.json else render_frontiers_text(frame), as_json=args.json)
-    return EXIT_OK
-
-
-def _simulate(args: argparse.Namespace) -> int:
-    options = SimOptions(
-        seed=args.seed,
-        scopes=args.scopes,
-        partitions=args.partitions,
-        events=args.events,
-        coordinate=args.coordinate,
-        evidence=Evidence(args.evidence),
-        membership=Membership(args.membership),
-        eligibility=Eligibility(args.eligibility),
-        faults=tuple(args.fault),
-        page_size=args.page_size,
-        crash_rate=args.crash_rate,
-        finality_rate=args.finality_rate,
-    )
-    bar = Progress("simulating", total=1)
-
-    def progress(done: int, total: int) -> None:
-        bar.total = total
-        bar.advance(done - bar.done, f"{done}/{total} partitions")
-
-    try:
-        with _writing(args.out):
-            result = simulate(
-                args.out,
-                options,
-                force=args.force,
-                progress=progress,
-                foreign=args.layout == "foreign",
-            )
-    finally:
-        bar.close()
-    rows = ", ".join(f"{name} {count:,}" for name, count in sorted(result.rows.items()))
-    _emit(f"wrote {result.path}: {rows}")
-    print(f"{result.faults} fault(s) injected; truth.json lists {result.findings} finding(s)")
-    return EXIT_OK
-
-
-def _map(args: argparse.Namespace) -> int:
-    folder = Path(args.logset)
-    if not folder.is_dir():
-        raise InputError(f"log set {folder}: no such directory")
-    if args.out is not None and os.path.lexists(args.out):
-        if args.out.is_dir() or not args.out.is_file():
-            raise UsageError(f"--out {args.out} is not a file: name the mapping file to write")
-        if not args.force:
-            raise UsageError(f"{args.out} exists: pass --force to replace it")
-    text = suggest_mapping(folder)
-    if args.out is None:
-        print(text, end="")
-        return EXIT_OK
-    temporary = args.out.with_name(f".{args.out.name}.tmp")
-    with _writing(args.out):
-        temporary.write_text(text, encoding="utf-8")
-        temporary.replace(args.out)
-    _emit(
-        f"wrote {args.out}: check it, then run reconcile validate {folder} --mapping FILE",
-        err=True,
-    )
-    return EXIT_OK
-
-
-@contextmanager
-def _writing(path: Path) -> Iterator[None]:
-    """An error of the operating system's while writing ``path`` (an output the user
-    names) as the reconciler's: a full disk is a resource, anything else (a folder
-    that cannot be written) the user's to fix."""
-    try:
-        yield
-    except OSError as error:
-        reason = error.strerror or str(error)
-        if error.errno in (errno.ENOSPC, errno.EDQUOT):
-            raise ResourceError(
-                f"cannot write {path}: {reason}",
-                resource="disk",
-                hint=f"free some space on the disk of {path}, or write elsewhere",
-            ) from error
-        where = f" ({error.filename})" if error.filename else ""
-        raise UsageError(f"cannot write {path}: {reason}{where}") from error
-
-
-def _interrupted(error: BaseException) -> bool:
-    """Ctrl-C: Python's, or DuckDB's (a running query ends in RuntimeError("Query
-    interrupted") in place of KeyboardInterrupt)."""
-    if isinstance(error, (KeyboardInterrupt, duckdb.InterruptException)):
-        return True
-    return isinstance(error, RuntimeError) and str(error) == "Query interrupted"
-
-
-def _from_spark(error: BaseException) -> bool:
-    return type(error).__module__.split(".")[0] in ("pyspark", "py4j")
-
-
-def _one_line(text: str) -> str:
-    return " ".join(line.strip() for line in text.splitlines() if line.strip())
-
-
-def failure(error: BaseException, step: str | None = None, debug: bool = False) -> tuple[int, str]:
-    """The exit status for an error that ended a command in ``step``, and what to
-    print on stderr: the one place where errors become exit codes. Wrong input or
-    usage exits 2; want of memory or spill space 4; anything else, the reconciler's
-    own errors and unexpected ones alike, is an internal error (3), reported in one
-    line that asks for a report (``debug``: the traceback is printed too)."""
-    if _interrupted(error):
-        return EXIT_INTERRUPTED, "reconcile: interrupted"
-    if isinstance(error, InvalidLogSet):
-        return EXIT_INVALID, render_text(error.report)
-    if isinstance(error, (InputError, UsageError)):
-        return EXIT_INVALID, f"reconcile: {error}"
-    if isinstance(error, duckdb.Error):
-        error = classify_engine_error(error, step=step)
-    elif isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
-        error = ResourceError(str(error), resource="disk", step=step)
-    elif _from_spark(error) and isinstance(error, Exception):
-        from reconcile.spark.run import spark_failure  # noqa: PLC0415 (optional dependency)
-
-        error = spark_failure(f"complete step {step}", error)
-    traceback_note = "" if debug else " (reconcile --debug ... shows the traceback)"
-    if isinstance(error, (ResourceError, InternalError)):
-        if step is not None and error.step != step:
-            # the command's step, then the engine's (the table it was making)
-            error = copy.copy(error)
-            error.step = step if error.step is None else f"{step}: {error.step}"
-        if isinstance(error, ResourceError):
-            return EXIT_RESOURCES, _one_line(f"reconcile: {error}")
-        return EXIT_INTERNAL, _one_line(f"reconcile: {error}{traceback_note}")
-    if isinstance(error, ReconcileError):
-        # neither the input nor resources: a Spark job that failed, an engine check
-        where = f" in step {step}" if step else ""
-        return EXIT_INTERNAL, _one_line(f"reconcile: error{where}: {error}{traceback_note}")
-    detail = type(error).__name__ + (f": {first_line(error)}" if str(error).strip() else "")
-    found = InternalError(detail, step=step)
-    return EXIT_INTERNAL, _one_line(f"reconcile: {found}{traceback_note}")
-
-
-def _command(args: argparse.Namespace) -> str:
-    return f"map {args.map_command}" if args.command == "map" else str(args.command)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``reconcile`` command with ``argv`` (default: the process's); returns
+    its exit status."""
     args = build_parser().parse_args(argv)
-    caught = Caught()
-    try:
-        with terminations() as caught:
-            return _run(args, caught)
-    except KeyboardInterrupt:
-        # a signal that came as the command was ending, after its own handling
-        status = 128 + caught.signum if caught.signum is not None else EXIT_INTERRUPTED
-        _emit(
-            "reconcile: interrupted"
-            if caught.signum is None
-            else f"reconcile: terminated by {caught.name}",
-            err=True,
-        )
-        return status
+    # the engine loads only now: --help and usage errors never wait for it
+    from reconcile.commands import run  # noqa: PLC0415
 
-
-def _run(args: argparse.Namespace, caught: Caught) -> int:
-    clock = StepClock()
-    try:
-        if args.command == "validate":
-            return _validate(args)
-        if args.command == "simulate":
-            return _simulate(args)
-        if args.command == "watermarks":
-            return _watermarks(args)
-        if args.command == "frontier":
-            return _frontier(args)
-        if args.command == "audit":
-            return _audit(args, clock)
-        if args.command == "map":
-            return _map(args)
-        raise UsageError(f"unknown command {args.command}")
-    except (Exception, KeyboardInterrupt) as error:
-        if args.debug:
-            traceback.print_exception(error, file=sys.stderr)
-        status, message = failure(error, clock.current or _command(args), args.debug)
-        if status == EXIT_INTERRUPTED and caught.signum is not None:
-            status, message = 128 + caught.signum, f"reconcile: terminated by {caught.name}"
-        _emit(message, err=True)
-        return status
+    return run(args)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

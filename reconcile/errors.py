@@ -1,8 +1,8 @@
 """The one exception root of the reconciler, and its few kinds.
 
 Every error the reconciler raises on purpose derives from :class:`ReconcileError`;
-the command line maps them to exit codes in one place (``cli.py``). A message says
-what failed, where, and what to do. The kinds say whose the fault is:
+the command line maps them to exit codes in one place (``commands.failure``). A
+message says what failed, where, and what to do. The kinds say whose the fault is:
 
 * :class:`InputError` (and :class:`InvalidLogSet`), :class:`UsageError`: the log set
   or the command line; the user fixes it (exit 2);
@@ -11,17 +11,20 @@ what failed, where, and what to do. The kinds say whose the fault is:
   gives it more, or asks for less at once (exit 4).
 
 :func:`classify_engine_error` tells the last two apart for an error DuckDB raised
-while the engine ran a named query of its own.
+while the engine ran a named query of its own. This module does not import DuckDB
+(the command line's parser loads it, and must start fast): an error of DuckDB's can
+only exist once DuckDB is loaded, so it looks DuckDB up among the loaded modules.
 """
 
 from __future__ import annotations
 
 import errno
+import sys
 from typing import TYPE_CHECKING, Literal
 
-import duckdb
-
 if TYPE_CHECKING:
+    import duckdb
+
     from reconcile.validate.report import ValidationReport
 
 
@@ -135,7 +138,8 @@ def first_line(error: BaseException) -> str:
 def resource_of(error: BaseException) -> Resource | None:
     """Which resource DuckDB ran out of ("memory" or "disk"), or None when ``error``
     is not about resources (a bad file, a bad query)."""
-    if not isinstance(error, duckdb.Error):
+    duckdb = sys.modules.get("duckdb")
+    if duckdb is None or not isinstance(error, duckdb.Error):
         return None
     text = str(error).lower()
     if isinstance(error, duckdb.OutOfMemoryException):

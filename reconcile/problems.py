@@ -9,6 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+# Example rows a problem shows, unless asked for more (``--max-examples``).
+DEFAULT_EXAMPLES = 5
+
 
 @dataclass(frozen=True)
 class Problem:

@@ -127,7 +127,7 @@ def test_interrupted_write_keeps_the_earlier_report(
     def broken(*args: object, **kwargs: object) -> str:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("reconcile.cli.render_html", broken)
+    monkeypatch.setattr("reconcile.commands.render_html", broken)
     code, _, err = run(capsys, str(DATA / "faults"), "--out", str(out))
     assert (code, err) == (130, "reconcile: interrupted\n")
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before

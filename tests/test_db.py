@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from reconcile import db
-from reconcile.db import Engine, EngineConfig
+from reconcile import config as db_config
+from reconcile.config import EngineConfig
+from reconcile.db import Engine
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -23,12 +24,12 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 def test_default_memory_limit_is_a_share_of_memory_capped(
     monkeypatch: pytest.MonkeyPatch, available: int | None, expected: str
 ) -> None:
-    monkeypatch.setattr(db, "available_memory", lambda: available)
-    assert db.default_memory_limit() == expected
+    monkeypatch.setattr(db_config, "available_memory", lambda: available)
+    assert db_config.default_memory_limit() == expected
 
 
 def test_engine_applies_the_default_or_the_given_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(db, "available_memory", lambda: 4 * 1000**3)
+    monkeypatch.setattr(db_config, "available_memory", lambda: 4 * 1000**3)
     with Engine(EngineConfig()) as engine:
         (setting,) = engine.con.execute("SELECT current_setting('memory_limit')").fetchone() or ()
         assert setting == "1.4 GiB"  # 1600 MB, as DuckDB prints it
@@ -62,17 +63,17 @@ def test_an_engine_never_closed_removes_its_spill_folder_at_exit(tmp_path: Path)
     [("150MB", 150 * 1000**2), ("4 GiB", 4 * 1024**3), ("1.5GB", 1_500_000_000), ("x", None)],
 )
 def test_sizes_read_as_duckdb_reads_them(text: str, expected: int | None) -> None:
-    assert db.size_bytes(text) == expected
+    assert db_config.size_bytes(text) == expected
 
 
 def test_an_engine_runs_no_more_threads_than_its_memory_holds(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(os, "cpu_count", lambda: 8)
-    assert db.threads_for(EngineConfig(memory_limit="150MB")) == 1
-    assert db.threads_for(EngineConfig(memory_limit="300MB", threads=2)) == 2
-    assert db.threads_for(EngineConfig(memory_limit="300MB")) == 3
-    assert db.threads_for(EngineConfig(memory_limit="50GB")) == 8
+    assert db_config.threads_for(EngineConfig(memory_limit="150MB")) == 1
+    assert db_config.threads_for(EngineConfig(memory_limit="300MB", threads=2)) == 2
+    assert db_config.threads_for(EngineConfig(memory_limit="300MB")) == 3
+    assert db_config.threads_for(EngineConfig(memory_limit="50GB")) == 8
     with Engine(EngineConfig(memory_limit="150MB", threads=2)) as engine:
         rows = engine.con.execute("SELECT current_setting('threads')").fetchall()
         assert rows == [(1,)] and engine.threads == 1

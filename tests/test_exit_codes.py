@@ -24,9 +24,9 @@ from reconcile.cli import (
     EXIT_INTERRUPTED,
     EXIT_INVALID,
     EXIT_RESOURCES,
-    failure,
     main,
 )
+from reconcile.commands import failure
 from reconcile.errors import (
     InputError,
     InternalError,
@@ -156,7 +156,7 @@ def fake_audit(error: BaseException, step_name: str = "findings") -> Callable[..
 def test_an_unexpected_error_exits_3_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("reconcile.cli.audit", fake_audit(RuntimeError("boom\nsecond line")))
+    monkeypatch.setattr("reconcile.commands.audit", fake_audit(RuntimeError("boom\nsecond line")))
     out = tmp_path / "report"
     code, _, err = run(capsys, "audit", str(FAULTS), "--out", str(out))
     assert code == EXIT_INTERNAL
@@ -175,7 +175,7 @@ def test_debug_shows_the_traceback(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("reconcile.cli.audit", fake_audit(RuntimeError("boom")))
+    monkeypatch.setattr("reconcile.commands.audit", fake_audit(RuntimeError("boom")))
     args = ["audit", str(FAULTS), "--out", str(tmp_path / "report")]
     args = ["--debug", *args] if where == "before" else [*args, "--debug"]
     code, _, err = run(capsys, *args)
@@ -191,7 +191,7 @@ def test_a_raw_duckdb_error_escaping_the_engine_exits_3(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     error = duckdb.InternalException("INTERNAL Error: Attempted to access index 3\nStack")
-    monkeypatch.setattr("reconcile.cli.audit", fake_audit(error, "frontiers"))
+    monkeypatch.setattr("reconcile.commands.audit", fake_audit(error, "frontiers"))
     code, _, err = run(capsys, "audit", str(FAULTS), "--out", str(tmp_path / "r"))
     assert code == EXIT_INTERNAL
     message = one_line(err)
@@ -202,7 +202,9 @@ def test_a_raw_duckdb_error_escaping_the_engine_exits_3(
 def test_a_raw_out_of_memory_escaping_the_engine_exits_4(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("reconcile.cli.audit", fake_audit(genuine_out_of_memory(), "timelines"))
+    monkeypatch.setattr(
+        "reconcile.commands.audit", fake_audit(genuine_out_of_memory(), "timelines")
+    )
     code, _, err = run(capsys, "audit", str(FAULTS), "--out", str(tmp_path / "r"))
     assert code == EXIT_RESOURCES
     message = one_line(err)
@@ -215,7 +217,7 @@ def test_the_reconcilers_own_errors_exit_3_and_4(
 ) -> None:
     out = str(tmp_path / "r")
     internal = InternalError("frontier below a member", step="frontiers", query="rc_frontier")
-    monkeypatch.setattr("reconcile.cli.audit", fake_audit(internal))
+    monkeypatch.setattr("reconcile.commands.audit", fake_audit(internal))
     code, _, err = run(capsys, "audit", str(FAULTS), "--out", out)
     assert code == EXIT_INTERNAL
     message = one_line(err)
@@ -226,14 +228,14 @@ def test_the_reconcilers_own_errors_exit_3_and_4(
     assert "please report it" in message
 
     resource = ResourceError("Out of Memory Error: x", step="history", query="rc_history")
-    monkeypatch.setattr("reconcile.cli.audit", fake_audit(resource))
+    monkeypatch.setattr("reconcile.commands.audit", fake_audit(resource))
     code, _, err = run(capsys, "audit", str(FAULTS), "--out", out)
     assert code == EXIT_RESOURCES
     assert "out of memory in step findings: history (query rc_history)" in one_line(err)
 
     # a plain ReconcileError (an engine self-check) is not about the input either
     plain = ReconcileError("rows out of order (step history; the engine's fault)")
-    monkeypatch.setattr("reconcile.cli.audit", fake_audit(plain))
+    monkeypatch.setattr("reconcile.commands.audit", fake_audit(plain))
     code, _, err = run(capsys, "audit", str(FAULTS), "--out", out)
     assert code == EXIT_INTERNAL
     assert "error in step findings: rows out of order" in one_line(err)
@@ -245,7 +247,7 @@ def test_interrupted_exits_130_in_one_line(
 ) -> None:
     # DuckDB ends a query that Ctrl-C interrupts with RuntimeError("Query interrupted")
     for error in (KeyboardInterrupt(), RuntimeError("Query interrupted")):
-        monkeypatch.setattr("reconcile.cli.audit", fake_audit(error))
+        monkeypatch.setattr("reconcile.commands.audit", fake_audit(error))
         code, _, err = run(capsys, "audit", str(FAULTS), "--out", str(tmp_path / "r"))
         assert code == EXIT_INTERRUPTED
         assert one_line(err) == "reconcile: interrupted"

@@ -83,7 +83,7 @@ def test_an_out_that_cannot_be_written_fails_before_the_audit(
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("the audit ran")
 
-    monkeypatch.setattr("reconcile.cli.audit", never)
+    monkeypatch.setattr("reconcile.commands.audit", never)
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     code, _, err = run(capsys, "audit", str(DATA / "clean"), "--out", str(blocker / "r"))

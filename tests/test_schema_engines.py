@@ -21,7 +21,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reconcile import validate_logset
-from reconcile_schemas import TABLES, CoordinateType, Logical, logical_type, table_schema
+from reconcile_schemas import (
+    TABLES,
+    CoordinateType,
+    Logical,
+    logical_type,
+    pandera_schema,
+    table_schema,
+)
 from reconcile_schemas.types import polars_dtype
 from tests.conftest import examples, fast_tier
 
@@ -60,7 +67,7 @@ def frames(draw: st.DrawFn, table: str) -> pl.DataFrame:
 def pandera_failures(table: str, frame: pl.DataFrame) -> tuple[set[tuple[str, str, int]], int]:
     """(check, column, row) triples Pandera reports, and rows with a repeated key."""
     try:
-        table_schema(table).validate(frame, lazy=True)
+        pandera_schema(table).validate(frame, lazy=True)
     except pa.errors.SchemaErrors as errors:
         cases = errors.failure_cases
     else:
@@ -68,7 +75,7 @@ def pandera_failures(table: str, frame: pl.DataFrame) -> tuple[set[tuple[str, st
     found: set[tuple[str, str, int]] = set()
     duplicates = 0
     # Pandera names a table-level check by its error message where it has one.
-    names = {str(c.error): str(c.name) for c in table_schema(table).checks}
+    names = {str(c.error): str(c.name) for c in pandera_schema(table).checks}
     for row in cases.iter_rows(named=True):
         check = names.get(str(row["check"]), str(row["check"]).split("(")[0])
         if check.startswith("multiple_fields_unique"):

@@ -9,7 +9,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-import reconcile.simulate as simulate_module
+import reconcile.simulate.write as simulate_module
 from reconcile import validate_logset
 from reconcile.cli import main
 from reconcile.errors import UsageError

@@ -19,7 +19,8 @@ import pytest
 
 from reconcile import open_logset
 from reconcile.cli import EXIT_INVALID, main
-from reconcile.db import Engine, EngineConfig, connect
+from reconcile.config import EngineConfig
+from reconcile.db import Engine, connect
 from reconcile.mapping import MappingError
 
 DATA = Path(__file__).resolve().parents[1] / "data"

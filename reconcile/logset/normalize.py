@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
-import pandera.polars as pa
 import polars as pl
 import pyarrow as pa_arrow
 
@@ -22,6 +21,7 @@ from reconcile_schemas import (
     TIMESTAMP_DTYPE,
     CoordinateType,
     Logical,
+    Schema,
     duckdb_type,
     logical_type,
     polars_dtype,
@@ -73,7 +73,7 @@ def _as_time(ident: str, source_type: str, hive: bool) -> str:
 
 
 def duckdb_projection(
-    schema: pa.DataFrameSchema,
+    schema: Schema,
     coordinate: CoordinateType,
     present: Mapping[str, str],
     hive_keys: Iterable[str] = (),
@@ -122,7 +122,7 @@ def duckdb_projection(
     return ", ".join(items)
 
 
-def duckdb_empty(schema: pa.DataFrameSchema, coordinate: CoordinateType) -> str:
+def duckdb_empty(schema: Schema, coordinate: CoordinateType) -> str:
     """A query for the table with no rows (an absent optional table)."""
     items = [
         f"CAST(NULL AS {duckdb_type(logical_type(c), coordinate)}) AS {quote_identifier(n)}"
@@ -134,7 +134,7 @@ def duckdb_empty(schema: pa.DataFrameSchema, coordinate: CoordinateType) -> str:
     return f"SELECT {', '.join(items)} WHERE false"
 
 
-def polars_schema(schema: pa.DataFrameSchema, coordinate: CoordinateType) -> pl.Schema:
+def polars_schema(schema: Schema, coordinate: CoordinateType) -> pl.Schema:
     """The normalized Polars schema of a table, with ``__file`` and ``__row``."""
     fields: dict[str, pl.DataType] = {
         name: polars_dtype(logical_type(column), coordinate)
@@ -199,7 +199,7 @@ def _polars_column(
 
 
 def polars_frame(
-    schema: pa.DataFrameSchema, coordinate: CoordinateType, files: Sequence[FileSchema]
+    schema: Schema, coordinate: CoordinateType, files: Sequence[FileSchema]
 ) -> pl.LazyFrame:
     """A lazy frame over a table's files, normalized like the DuckDB view (a file's
     own ``__row`` or ``__file`` column, which the contract allows, is not read)."""
@@ -209,7 +209,7 @@ def polars_frame(
         scan = pl.scan_parquet(file.path, hive_partitioning=False)
         exprs: list[pl.Expr] = []
         bad = pl.lit(None, dtype=pl.String())
-        for name, column in reversed(schema.columns.items()):
+        for name, column in reversed(list(schema.columns.items())):
             value, unheld = _polars_column(name, logical_type(column), coordinate, file)
             exprs.insert(0, value.alias(name))
             if unheld is not None:

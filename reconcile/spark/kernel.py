@@ -27,7 +27,8 @@ import pyarrow.parquet as pq
 
 from reconcile.api import open_logset
 from reconcile.audit import AuditSettings, audit, phases
-from reconcile.db import EngineConfig, connect
+from reconcile.config import EngineConfig
+from reconcile.db import connect
 from reconcile.engine.analysis import Analysis
 from reconcile.logset.arrow_types import Kind, kind_of
 from reconcile.logset.discover import discover

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import duckdb
 
-from reconcile.db import Engine, EngineConfig
+from reconcile.config import EngineConfig
+from reconcile.db import Engine
 from reconcile.errors import classify_engine_error
 from reconcile.logset.coordinate import coordinate_columns, infer_coordinate
 from reconcile.logset.discover import LogSetFiles
@@ -25,7 +26,7 @@ from reconcile.mapping import LogMapping
 from reconcile.mapping.bind import MappedTable
 from reconcile.mapping.check import in_user_terms, uncovered_values
 from reconcile.mapping.discover import discover_with_mapping
-from reconcile.problems import Problem
+from reconcile.problems import DEFAULT_EXAMPLES, Problem
 from reconcile.validate.data import (
     check_rows,
     check_rule,
@@ -37,8 +38,6 @@ from reconcile.validate.data import (
 from reconcile.validate.report import TableRead, ValidationReport
 from reconcile.validate.structure import check_structure
 from reconcile_schemas import TABLES, load_rules
-
-DEFAULT_EXAMPLES = 5
 
 
 @contextmanager

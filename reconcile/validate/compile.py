@@ -1,22 +1,23 @@
 """Translating a table's Pandera schema into DuckDB failure predicates.
 
-The schema is the one declaration of a table's row rules (``reconcile_schemas``);
-Pandera runs it on in-memory frames, and this module states each of its checks as
-an SQL predicate that is true on a failing row, so that DuckDB can run them all in
-one pass over files larger than memory. Built-in checks are read from their name
-and statistics; row rules carry their own SQL. A check this module does not know is
-an error in the schema, raised at once rather than skipped.
+The schema is the one declaration of a table's row rules (``reconcile_schemas``,
+read in its compiled form); Pandera runs it on in-memory frames, and this module
+states each of its checks as an SQL predicate that is true on a failing row, so
+that DuckDB can run them all in one pass over files larger than memory. Built-in
+checks are read from their name and statistics; row rules carry their own SQL. A
+check this module does not know is an error in the schema, raised at once rather
+than skipped.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import pandera.polars as pa
-
 from reconcile.db import quote_identifier, quote_literal
-from reconcile_schemas import ROW_RULE, CoordinateType, Logical, logical_type
+from reconcile_schemas import ROW_RULE, CoordinateType, Logical, Schema, logical_type
+from reconcile_schemas.declared import Check
 
 
 @dataclass(frozen=True)
@@ -40,9 +41,9 @@ def _sql_value(value: Any) -> str:
     raise TypeError(f"no SQL literal for {value!r}")
 
 
-def _column_check(name: str, check: pa.Check) -> DataCheck:
+def _column_check(name: str, check: Check) -> DataCheck:
     ident = quote_identifier(name)
-    stats = check.statistics or {}
+    stats: Mapping[str, Any] = check.statistics or {}
     if check.name == "isin":
         allowed = list(stats["allowed_values"])
         fails = f"{ident} IS NOT NULL AND {ident} NOT IN ({', '.join(map(_sql_value, allowed))})"
@@ -58,8 +59,8 @@ def _column_check(name: str, check: pa.Check) -> DataCheck:
     return DataCheck(check.name, name, fails, message, (name,))
 
 
-def _row_rule(check: pa.Check) -> DataCheck:
-    stats = check.statistics or {}
+def _row_rule(check: Check) -> DataCheck:
+    stats: Mapping[str, Any] = check.statistics or {}
     if stats.get("kind") != ROW_RULE:
         raise ValueError(f"table check {check.name!r} is not a row rule with SQL")
     columns = tuple(stats["columns"])
@@ -72,7 +73,7 @@ def _row_rule(check: pa.Check) -> DataCheck:
     )
 
 
-def compile_checks(schema: pa.DataFrameSchema, flag: str | None = None) -> list[DataCheck]:
+def compile_checks(schema: Schema, flag: str | None = None) -> list[DataCheck]:
     """Every row check of a schema, nullability first, as DuckDB predicates. With
     ``flag`` (the column naming a row's time the engine cannot hold, which reads as
     null: :func:`time_range_checks`), such a value is not reported as a null too."""
@@ -97,7 +98,7 @@ def compile_checks(schema: pa.DataFrameSchema, flag: str | None = None) -> list[
 
 
 def time_range_checks(
-    schema: pa.DataFrameSchema,
+    schema: Schema,
     coordinate: CoordinateType,
     flag: str,
     coordinates: tuple[str, str],
@@ -135,7 +136,7 @@ def time_range_checks(
     return checks
 
 
-def unique_columns(schema: pa.DataFrameSchema) -> tuple[str, ...]:
+def unique_columns(schema: Schema) -> tuple[str, ...]:
     """The columns whose combination must not repeat (empty: none)."""
     unique = schema.unique
     if not unique:
@@ -143,6 +144,6 @@ def unique_columns(schema: pa.DataFrameSchema) -> tuple[str, ...]:
     return (unique,) if isinstance(unique, str) else tuple(unique)
 
 
-def key_columns(schema: pa.DataFrameSchema) -> tuple[str, ...]:
+def key_columns(schema: Schema) -> tuple[str, ...]:
     """Columns that identify a row to a person, shown beside every example."""
-    return tuple((schema.metadata or {}).get("key_columns", ()))
+    return tuple(schema.metadata.get("key_columns", ()))

@@ -22,9 +22,8 @@ from collections.abc import Callable, Sequence
 import pandera.polars as pa
 import polars as pl
 
+from reconcile_schemas.names import ROW_RULE
 from reconcile_schemas.types import CoordinateType, Logical, polars_dtype
-
-ROW_RULE = "row_rule"
 
 
 def row_rule(name: str, predicate: str, columns: Sequence[str], error: str) -> pa.Check:
@@ -265,8 +264,9 @@ def published(coordinate: CoordinateType) -> pa.DataFrameSchema:
 
 SchemaFactory = Callable[[CoordinateType], pa.DataFrameSchema]
 
-# In dependency order: a table's rows refer only to tables before it.
-TABLES: dict[str, SchemaFactory] = {
+# In dependency order (the order of ``names.TABLES``): a table's rows refer only to
+# tables before it.
+PANDERA_TABLES: dict[str, SchemaFactory] = {
     "scopes": scopes,
     "checkpoints": checkpoints,
     "receipts": receipts,
@@ -276,16 +276,4 @@ TABLES: dict[str, SchemaFactory] = {
     "epochs": epochs,
     "members": members,
     "published": published,
-}
-
-REQUIRED_TABLES = frozenset({"checkpoints"})
-
-# Timestamp columns that date a row: a row counts at T when this is <= T (§4).
-ROW_TIME: dict[str, str] = {
-    "checkpoints": "written_at",
-    "receipts": "recorded_at",
-    "pages": "fetched_at",
-    "snapshot": "visible_at",
-    "epochs": "effective_at",
-    "published": "published_at",
 }
