@@ -262,10 +262,9 @@ PROVEN_SEGMENTS = Step(
     "frontier/proven_segments",
     table(
         "rc_proven_segments",
-        "scope_id VARCHAR, partition_id VARCHAR, lo BIGINT, hi BIGINT, v CERT, part VARCHAR,"
-        " top CERT",
+        "scope_id VARCHAR, partition_id VARCHAR, lo BIGINT, hi BIGINT, v CERT, part VARCHAR",
         "one row per stretch of instants a part of a member's proven certificate holds"
-        " (part 'moving': a page whose block climbs receipt by receipt, from v to top)",
+        " (part 'moving': a page whose block climbs receipt by receipt)",
     ),
     reads=(
         "rc_partitions",
@@ -295,21 +294,6 @@ FX_PIECES = Step(
     reads=("rc_fx",),
 )
 
-# The least top of the moving pages of members that have a provider certificate
-# there: the proven frontier is never above it, so a point whose least possible
-# value lies above it cannot hold the frontier (frontier/candidates).
-MOVING_TOP = segment_tree_minimum(
-    "mt",
-    "frontier/tree_in_moving",
-    ("rc_proven_segments",),
-    table(
-        "rc_moving_top",
-        _MINIMUM,
-        "per instant, the least top of the moving pages of members with a provider"
-        " certificate: a bound the proven frontier never passes",
-    ),
-)
-
 CANDIDATES = Step(
     "frontier/candidates",
     table(
@@ -318,7 +302,7 @@ CANDIDATES = Step(
         "one row per point where a moving page may hold the proven frontier below rc_fx",
         transient=True,
     ),
-    reads=("rc_proven_segments", "rc_fx_pieces", "rc_moving_top", "rc_instants"),
+    reads=("rc_proven_segments", "rc_fx_pieces", "rc_instants"),
 )
 
 CANDIDATE_POINTS = Step(
@@ -370,7 +354,6 @@ PROVEN: tuple[Producer, ...] = (
     PROVEN_SEGMENTS,
     *FX,
     FX_PIECES,
-    *MOVING_TOP,
     CANDIDATES,
     CANDIDATE_POINTS,
     *EXACT_POINTS,

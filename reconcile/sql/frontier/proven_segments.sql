@@ -3,9 +3,7 @@
 -- blocks that hold still: event blockers, the snapshot prefix, pages before their
 -- first receipt and after their last), with a null value where a partition has no
 -- provider certificate (so no proven one); and the moving parts of pages being
--- handled, whose block climbs with every receipt, with the lowest it can be and,
--- as top, the highest: its block once the page's last receipt is in (the block
--- follows the running maximum of the events received, so it never passes that).
+-- handled, whose block climbs with every receipt, with the lowest it can be.
 WITH n AS (
     SELECT scope_id, min(idx) AS first, max(idx) + 1 AS n FROM rc_instants GROUP BY scope_id
 ),
@@ -27,46 +25,44 @@ provider_segments AS (
     SELECT scope_id, partition_id, lo,
            coalesce(lead(lo) OVER (PARTITION BY scope_id, partition_id ORDER BY lo, cert),
                     (SELECT n FROM n WHERE n.scope_id = provider_idx.scope_id)) AS hi,
-           cert AS v, 'provider' AS part, NULL AS top
+           cert AS v, 'provider' AS part
     FROM provider_idx
     UNION ALL
     SELECT p.scope_id, p.partition_id, n.first,
            coalesce((SELECT min(lo) FROM provider_idx AS q
                      WHERE q.scope_id = p.scope_id AND q.partition_id = p.partition_id), n.n),
-           NULL, 'provider', NULL
+           NULL, 'provider'
     FROM rc_partitions AS p
     JOIN n USING (scope_id)
 ),
 blockers AS (
-    SELECT scope_id, partition_id, from_t, coalesce(to_t, rc_dusk()) AS to_t, cert, 'event' AS part,
-           NULL AS top
+    SELECT scope_id, partition_id, from_t, coalesce(to_t, rc_dusk()) AS to_t, cert, 'event' AS part
     FROM rc_event_segments
     UNION ALL
     SELECT scope_id, partition_id,
            coalesce(lag(until_t) OVER (PARTITION BY scope_id, partition_id ORDER BY until_t), rc_dawn()),
-           until_t, cert, 'prefix', NULL
+           until_t, cert, 'prefix'
     FROM rc_records
     UNION ALL
     -- a page window: before its first receipt, while receipts come, after the last
     SELECT scope_id, partition_id, fetched_at,
            least(greatest(coalesce(first_own_at, end_t), fetched_at), end_t),
-           rc_before(min_position, discrete), 'page', NULL
+           rc_before(min_position, discrete), 'page'
     FROM rc_page_windows
     UNION ALL
     SELECT scope_id, partition_id, greatest(last_own_at, fetched_at), end_t,
-           rc_before(tail_pos, discrete), 'page', NULL
+           rc_before(tail_pos, discrete), 'page'
     FROM rc_page_windows
     WHERE last_own_at IS NOT NULL AND greatest(last_own_at, fetched_at) < end_t
     UNION ALL
     SELECT scope_id, partition_id, greatest(first_own_at, fetched_at), least(last_own_at, end_t),
-           rc_before(least(min_position, own_min_pos), discrete), 'moving',
-           rc_before(tail_pos, discrete)
+           rc_before(least(min_position, own_min_pos), discrete), 'moving'
     FROM rc_page_windows
     WHERE first_own_at IS NOT NULL AND greatest(first_own_at, fetched_at) < least(last_own_at, end_t)
 ),
 blocker_idx AS (
     SELECT b.scope_id, b.partition_id, coalesce(i.idx, n.n) AS lo, coalesce(j.idx, n.n) AS hi,
-           b.cert AS v, b.part, b.top
+           b.cert AS v, b.part
     FROM blockers AS b
     JOIN n USING (scope_id)
     ASOF LEFT JOIN at_or_after AS i ON i.scope_id = b.scope_id AND i.t >= b.from_t
@@ -77,8 +73,7 @@ segments AS (
     UNION ALL
     SELECT * FROM blocker_idx
 )
-SELECT s.scope_id, s.partition_id, greatest(s.lo, m.lo) AS lo, least(s.hi, m.hi) AS hi, s.v, s.part,
-       s.top
+SELECT s.scope_id, s.partition_id, greatest(s.lo, m.lo) AS lo, least(s.hi, m.hi) AS hi, s.v, s.part
 FROM segments AS s
 JOIN rc_member_spans AS m ON m.scope_id = s.scope_id AND m.partition_id = s.partition_id
 WHERE greatest(s.lo, m.lo) < least(s.hi, m.hi)
