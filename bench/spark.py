@@ -161,11 +161,10 @@ def main() -> None:
         " the driver, its JVM and the Python workers), sampled every 0.2 s. *Spark start +"
         " facts*: starting the session and reading each file's footer and end-of-log"
         " column; *Spark scopes*: the jobs after that: reading the files into pieces and"
-        " running the tasks (with buckets, the audit's five phases of"
+        " running the tasks (with buckets, the audit's phases of"
         " reconcile/audit/phases.py: the buckets' validation, partition phase and"
-        " partition rules; each scope's context; the buckets' exact points; each scope's"
-        " task; the timelines drawn). *buckets*: --spark-buckets (0: everything in the"
-        " scope's task, on all of its rows)."
+        " partition rules; each scope's task; the timelines drawn). *buckets*:"
+        " --spark-buckets (0: everything in the scope's task, on all of its rows)."
         " *equal*: the four report tables are the same.",
         "",
     ]

@@ -7,8 +7,7 @@ For a log set of one scope it cuts the files into pieces (``scatter``: the scope
 without receipts, snapshot and snapshot_bounds; and by bucket of partitions), then
 calls each kind of task of the phased audit (``reconcile/spark/tasks.py``) on them
 in turn, as Spark would: the scope's rc_scopes; each bucket's validation and
-partition phase; the scope's context for the exact points; each bucket's exact
-points; the scope's task; each bucket's timelines. Prints seconds per task, the
+partition phase; the scope's task; each bucket's timelines. Prints seconds per task, the
 rows the tasks laid out or were sent, and seconds per million receipts for the
 buckets' first phase.
 """
@@ -40,8 +39,6 @@ from reconcile.spark.tasks import (
     CHECKED,
     Grouped,
     bucket_kernel,
-    context_kernel,
-    exact_kernel,
     scope_kernel,
     scopes_kernel,
     timelines_kernel,
@@ -134,27 +131,9 @@ def main() -> None:
         phase1 += [r for r in out if r["relpath"] != CHECKED]
     inputs = [*scoped, *({k: v for k, v in r.items() if k != "bucket"} for r in phase1)]
     print(f"the scope's task lays out {laid_rows(scoped):,} rows (of {len(scoped)} pieces)")
-    context = timed(
-        "scope: the proven frontier's context",
-        lambda: task(context_kernel(job), (scope,), inputs, PIECES_ARROW),
-    )
-    assert not any(r["relpath"] == FAILED for r in context), context
-    sent = sum(from_ipc(r["blob"]).num_rows for r in context if r["bucket"] == 0)
-    print(f"context rows sent to each bucket: {sent:,}")
-    exact: list[Piece] = []
-    for b in range(args.buckets):
-        given = [r for r in [*phase1, *context] if r["bucket"] == b]
-        exact += timed(
-            f"bucket {b}: exact points",
-            lambda b=b, given=given: task(
-                exact_kernel(job, rc_scopes), (scope, b), [*mine[b], *given], BUCKETED_ARROW
-            ),
-        )
-    points = sum(from_ipc(r["blob"]).num_rows for r in exact if r["relpath"].endswith("rc_exact"))
-    print(f"exact points sent to the scope's task: {points:,}")
     rows = timed(
         "scope: the scope's task",
-        lambda: task(scope_kernel(job), (scope,), [*inputs, *exact], PIECES_ARROW),
+        lambda: task(scope_kernel(job), (scope,), inputs, PIECES_ARROW),
     )
     shown_blob = next(r["blob"] for r in rows if r["output"] == SHOWN)
     shown = {(scope, b): f for b, f in frames(shown_blob, args.buckets).items()}

@@ -128,9 +128,9 @@ def _engine_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="with --engine spark: split each scope's partitions into N buckets, whose"
         " tasks alone read and validate the receipts, snapshot and snapshot_bounds (the"
-        " partition phase, the partition rules, the frontier's exact points, the"
-        " timelines); the scope's task takes the rest (0: all in the scope's task;"
-        " default: 0 with a local master, else Spark's default parallelism)",
+        " partition phase, the partition rules, the timelines); the scope's task takes"
+        " the rest (0: all in the scope's task; default: 0 with a local master, else"
+        " Spark's default parallelism)",
     )
     group.add_argument(
         "--spark-conf",

@@ -181,18 +181,9 @@ def _phased(source: Path, work: Path, buckets: int) -> AuditResult:
     preset = {"rc_scopes": scopes, **_concat(first)}
     _scope_rows(source, work / "scope")
     with open_logset(work / "scope", validate=False) as logset:
-        context = phases.proven_context(logset, as_of, preset)
-
-    def exact(logset: Any, number: int, _: Any) -> dict[str, pa.Table]:
-        # the even buckets are given their first phase, the odd compute it again
-        given = {"rc_scopes": scopes, **context, **(first[number] if number % 2 == 0 else {})}
-        return phases.exact_points(logset, as_of, given)
-
-    preset.update(_concat(in_bucket("phase3", set(keys), exact)))
-    with open_logset(work / "scope", validate=False) as logset:
         result, shown = phases.scope_audit(logset, as_of, settings, preset)
     drawn = in_bucket(
-        "phase5",
+        "phase3",
         set(zip(shown["scope_id"], shown["partition_id"], strict=True)),
         lambda ls, _, wanted: phases.timelines(ls, as_of, scopes, _of(shown, wanted)),
     )
@@ -237,22 +228,20 @@ def test_the_audit_in_phases_on_simulated_log_sets(tmp_path: Path, options: SimO
     assert whole.findings.height and whole.timelines.height
 
 
-def test_a_partition_left_out_of_the_exact_points_is_an_error(tmp_path: Path) -> None:
-    """The scope's phase reads no receipts: a partition whose exact points were not
-    evaluated (or none given at all) is the engine's error, never a frontier
-    computed without them."""
+def test_the_scope_phase_never_reads_the_receipts() -> None:
+    """The scope's phase reads no receipts: given the partition phase it audits as
+    the whole log set does; without one of its tables (the pages' blocks step by
+    step, made from receipts) it is the engine's error, never a frontier computed
+    without it."""
     with open_logset(DATA / "faults") as logset:
+        whole = audit(logset)
         first = phases.partition_tables(logset, None, None, AuditSettings())
-        context = phases.proven_context(logset, None, first)
-        exact = phases.exact_points(logset, None, {**first, **context})
-        assert exact[phases.EXACT].num_rows and exact[phases.EXACT_PARTITIONS].num_rows > 1
-        phases.scope_audit(logset, None, AuditSettings(), {**first, **exact})
-        short = {**exact, phases.EXACT_PARTITIONS: exact[phases.EXACT_PARTITIONS].slice(1)}
-        with pytest.raises(ReconcileError, match="of 1 partition"):
-            phases.scope_audit(logset, None, AuditSettings(), {**first, **short})
-        never = "reads receipts, which this phase must never read"
-        with pytest.raises(ReconcileError, match=never):
-            phases.scope_audit(logset, None, AuditSettings(), first)
+        assert first["rc_moving_steps"].num_rows
+        phased, _ = phases.scope_audit(logset, None, AuditSettings(), first)
+        assert phased.frontier_history.equals(whole.frontier_history)
+        short = {k: v for k, v in first.items() if k != "rc_moving_steps"}
+        with pytest.raises(ReconcileError, match="phase scope needs rc_moving_steps given"):
+            phases.scope_audit(logset, None, AuditSettings(), short)
 
 
 def test_the_rows_only_buckets_hold_are_validated_there_alone() -> None:

@@ -21,7 +21,7 @@ import pytest
 import reconcile.sql as sql_package
 from reconcile import open_logset
 from reconcile.engine import Analysis
-from reconcile.engine.declare import Bundle, Guard, Input, Producer, Sliced, Step, Union
+from reconcile.engine.declare import Guard, Input, Producer, Sliced, Step, Union
 from reconcile.engine.encodings import resolve
 from reconcile.engine.namespace import Namespace
 from reconcile.engine.plan import PlanError, applies, plan
@@ -46,7 +46,7 @@ TARGETS = (*OUTPUTS, "rc_timelines", "rc_asked_certificates")
 
 
 def _steps(producer: Producer) -> tuple[Step, ...]:
-    if isinstance(producer, Sliced | Bundle):
+    if isinstance(producer, Sliced):
         return producer.steps
     if isinstance(producer, Step):
         return (producer,)
@@ -223,7 +223,7 @@ def test_each_step_alone_gives_its_declared_table(analysed: tuple[LogSet, Analys
             replay.guard(item)
         else:
             replay.producer(item, check_reads)
-    assert replay.checked == ["partition_keys", "exact_covered"]
+    assert replay.checked == ["partition_keys"]
     assert replay.unneeded == [], replay.unneeded
     for target in TARGETS:
         want = analysis.read(target)
@@ -240,21 +240,32 @@ def test_the_planner_refuses_what_it_cannot_do_honestly() -> None:
     # an input nobody supplied
     with pytest.raises(PlanError, match="rc_selected is an input"):
         plan(REGISTRY, ["rc_timelines"], available=set(), present=present, contract=TABLES)
-    # a table given while the other table computed with it is not
+    # a table given while another table computed with it is not
+    together = next(p for p in REGISTRY.producers if len(p.products) > 1)
     with pytest.raises(PlanError, match="cannot be computed apart"):
         plan(
             REGISTRY,
             ["rc_findings"],
-            available={"rc_exact"},
+            available={together.products[0].name},
             present=present,
             contract=TABLES,
         )
-    # the scope's phase never reads the receipts
+    # the scope's phase never reads the receipts: given the partition phase it
+    # needs none; without a table of it, it would
+    scope_phase = set(PARTITION_PHASE) | {"rc_partition_findings"}
+    plan(
+        REGISTRY,
+        OUTPUTS,
+        available=scope_phase,
+        present=present,
+        contract=TABLES,
+        never_reads=PARTITION_ONLY,
+    )
     with pytest.raises(PlanError, match="reads receipts, which this phase must never read"):
         plan(
             REGISTRY,
             OUTPUTS,
-            available=set(PARTITION_PHASE) | {"rc_partition_findings"},
+            available=scope_phase - {"rc_moving_steps"},
             present=present,
             contract=TABLES,
             never_reads=PARTITION_ONLY,

@@ -27,7 +27,7 @@ import pytest
 
 from reconcile import open_logset
 from reconcile.audit import AuditResult, audit
-from reconcile.audit.phases import EXACT, EXACT_PARTITIONS, PARTITION_ONLY
+from reconcile.audit.phases import PARTITION_ONLY
 from reconcile.cli import main
 from reconcile.engine.registry import PARTITION_INPUTS, PARTITION_PHASE, REGISTRY
 from reconcile.errors import InvalidLogSet, UsageError
@@ -39,7 +39,7 @@ from reconcile.simulate.options import (
     Membership,
 )
 from reconcile.spark import run
-from reconcile.spark.kernel import FAILED, PRESET, Job
+from reconcile.spark.kernel import FAILED, Job
 from reconcile.spark.listing import local_sources
 from reconcile.spark.local import work_dir
 from reconcile.spark.merge import merge_problems
@@ -57,8 +57,6 @@ from reconcile.spark.session import spark_session
 from reconcile.spark.tasks import (
     CHECKED,
     bucket_kernel,
-    context_kernel,
-    exact_kernel,
     scope_kernel,
 )
 from reconcile.validate import validate_logset
@@ -626,11 +624,11 @@ def _task(kernel: Any, key: tuple[Any, ...], rows: list[dict[str, Any]]) -> list
     return [r for b in kernel(tuple(pa.scalar(k) for k in key), batches) for r in b.to_pylist()]
 
 
-def test_a_bucket_without_the_scopes_context_passes_the_failure_on() -> None:
-    """No Spark needed. A bucket whose scope sent no context for the exact points
-    (its task failed) says so to the scope's task instead of failing the job; the
-    scope's task, finding its rows valid, raises it (the engine's fault), and never
-    audits without those points."""
+def test_a_bucket_whose_partition_phase_failed_passes_the_failure_on() -> None:
+    """No Spark needed. A bucket whose partition phase failed says so to the scope's
+    task instead of failing the job; the scope's task, finding its rows valid,
+    raises it (the engine's fault), and never audits without that phase; given the
+    phase, it audits."""
     _, sources, _ = local_sources(str(DATA / "faults"))
     contents = {k: Path(s.uri.removeprefix("file://")).read_bytes() for k, s in sources.items()}
     tables = {}
@@ -646,18 +644,13 @@ def test_a_bucket_without_the_scopes_context_passes_the_failure_on() -> None:
     first = _task(bucket_kernel(job, {}), (scope, 0), mine)
     kept = [r for r in first if r["relpath"] != CHECKED]
     assert kept and not any(r["relpath"] == FAILED for r in kept)
-    out = _task(exact_kernel(job, {}), (scope, 0), [*mine, *kept])
-    assert [r["relpath"] for r in out] == [FAILED]
-    assert b"no context" in out[0]["blob"]
     scoped = [
         p for k, s in sources.items() if s.table not in PARTITION_ONLY
         for p in pieces(s, contents[k]) if p["scope_id"] == scope
     ]  # fmt: skip
     given = [{k: v for k, v in r.items() if k != "bucket"} for r in kept]
-    with pytest.raises(RuntimeError, match="no context"):
-        _task(scope_kernel(job), (scope,), [*scoped, *given, *out])
-    # with its context, the bucket sends its exact points and the partitions covered
-    context = _task(context_kernel(job), (scope,), [*scoped, *given])
-    out = _task(exact_kernel(job, {}), (scope, 0), [*mine, *kept, *context])
-    names = {r["relpath"].removeprefix(PRESET) for r in out}
-    assert names == {EXACT, EXACT_PARTITIONS}
+    failed = {"scope_id": scope, "relpath": FAILED, "blob": b"RuntimeError: a bucket died"}
+    with pytest.raises(RuntimeError, match="a bucket died"):
+        _task(scope_kernel(job), (scope,), [*scoped, *given[1:], failed])
+    out = _task(scope_kernel(job), (scope,), [*scoped, *given])
+    assert FAILED not in {r["output"] for r in out}

@@ -8,15 +8,9 @@ snapshot_bounds (:data:`PARTITION_ONLY`), which only the partitions' phases read
 
 1. :func:`partition_tables`, per bucket of partitions: the partition phase
    (``PARTITION_PHASE``) and the partition rules' findings;
-2. :func:`proven_context`, per scope, given those: what the proven frontier's
-   history needs of the scope to find where a partition's exact certificate could
-   be below everything that holds still (its instants, its members' spans, the
-   runs of that minimum);
-3. :func:`exact_points`, per bucket, given that and its phase 1 (else computing it
-   again): those points of its partitions, evaluated, and the partitions covered;
-4. :func:`scope_audit`, per scope, given all of the above: watermarks, frontiers,
-   their history, the findings, and the partitions whose timelines are drawn;
-5. :func:`timelines`, per bucket: those partitions' timelines.
+2. :func:`scope_audit`, per scope, given those: watermarks, frontiers, their
+   history, the findings, and the partitions whose timelines are drawn;
+3. :func:`timelines`, per bucket: those partitions' timelines.
 
 Put together, they are the audit of the whole log set (``tests/test_phases.py``).
 Each phase takes the scope's ``rc_scopes`` as computed on all its checkpoints and
@@ -34,17 +28,10 @@ import pyarrow as pa
 from reconcile.audit import AuditResult, audit, shown_partitions
 from reconcile.audit.findings import PARTITION_FINDINGS, AuditSettings
 from reconcile.engine.analysis import Analysis, frame
-from reconcile.engine.registry import (
-    EXACT_TABLES,
-    PARTITION_ONLY,
-    PARTITION_PHASE,
-    PROVEN_CONTEXT,
-    REGISTRY,
-)
+from reconcile.engine.registry import PARTITION_ONLY, PARTITION_PHASE, REGISTRY
 from reconcile.logset.load import LogSet
 
 AsOf = datetime | str | None
-EXACT, EXACT_PARTITIONS = EXACT_TABLES
 
 
 def _accepted(phase: str, preset: Mapping[str, pa.Table]) -> dict[str, pa.Table]:
@@ -89,37 +76,16 @@ def partition_tables(
     return _run(logset, as_of, phase, _scopes_preset(rc_scopes), settings)
 
 
-def proven_context(
-    logset: LogSet, as_of: AsOf, preset: Mapping[str, pa.Table]
-) -> dict[str, pa.Table]:
-    """Phase 2: the scopes' PROVEN_CONTEXT, given the partition phase."""
-    return _run(logset, as_of, "proven_context", preset)
-
-
-def exact_points(
-    logset: LogSet, as_of: AsOf, preset: Mapping[str, pa.Table]
-) -> dict[str, pa.Table]:
-    """Phase 3: EXACT and EXACT_PARTITIONS of the log set's partitions, given
-    rc_scopes, their scopes' PROVEN_CONTEXT and, where it was kept from phase 1, the
-    partition phase (else it is computed again, for these partitions)."""
-    return _run(logset, as_of, "exact", preset)
-
-
 def scope_audit(
     logset: LogSet,
     as_of: AsOf,
     settings: AuditSettings,
     preset: Mapping[str, pa.Table],
 ) -> tuple[AuditResult, pl.DataFrame]:
-    """Phase 4: the audit without timelines, given the partition phase, the partition
-    findings and the exact points (EXACT; where the log set has no partition, none
-    are needed); and the partitions to draw. The receipts are never read here."""
+    """Phase 2: the audit without timelines, given the partition phase and the
+    partition findings; and the partitions to draw. The receipts are never read
+    here."""
     given = _accepted("scope", preset)
-    partitions = given.get("rc_partitions")
-    if EXACT not in given and partitions is not None and not partitions.num_rows:
-        # no partition: no point to evaluate
-        with Analysis(logset, as_of, settings) as analysis:
-            given.update({name: analysis.empty(name) for name in EXACT_TABLES})
     result = audit(logset, as_of, settings, preset=given, timelines=False, phase="scope")
     return result, shown_partitions(result.frontier_history, result.findings)
 
@@ -127,7 +93,7 @@ def scope_audit(
 def timelines(
     logset: LogSet, as_of: AsOf, rc_scopes: pa.Table | None, partitions: pl.DataFrame
 ) -> pl.DataFrame:
-    """Phase 5: the timelines of ``partitions`` (scope_id, partition_id)."""
+    """Phase 3: the timelines of ``partitions`` (scope_id, partition_id)."""
     with Analysis(logset, as_of) as analysis:
         analysis.preset(_scopes_preset(rc_scopes))
         analysis.put("rc_selected", partitions)
@@ -135,15 +101,10 @@ def timelines(
 
 
 __all__ = [
-    "EXACT",
-    "EXACT_PARTITIONS",
     "PARTITION_FINDINGS",
     "PARTITION_ONLY",
     "PARTITION_PHASE",
-    "PROVEN_CONTEXT",
-    "exact_points",
     "partition_tables",
-    "proven_context",
     "scope_audit",
     "scopes",
     "timelines",

@@ -16,7 +16,7 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 
-from reconcile.engine.declare import Bundle, Guard, Input, Registry, Sliced, Step, Table, Union
+from reconcile.engine.declare import Guard, Input, Registry, Sliced, Step, Table, Union
 from reconcile.engine.namespace import Namespace
 from reconcile.engine.plan import Plan, applies, dependents, plan
 from reconcile.engine.registry import REGISTRY
@@ -125,9 +125,6 @@ class Analysis:
                 self._ns.union(item)
             elif isinstance(item, Sliced):
                 self._sliced(item)
-            elif isinstance(item, Bundle):
-                for step in item.steps:
-                    self._step(step)
             else:
                 raise InternalError(f"{item.name} is an input: it is given, not run")
             self._available.update(t.name for t in item.products)

@@ -15,7 +15,6 @@ Kinds of step:
   rule; the frontier of both bases);
 * :class:`Sliced`: steps run once per slice of partitions, their results collected
   (the event level, which would spill if run on every event at once);
-* :class:`Bundle`: steps whose tables are computed together or given together;
 * :class:`Input`: a table the caller supplies (the partitions to draw, the points to
   evaluate);
 * :class:`Guard`: a check that must hold before anything reads a table (a failure is
@@ -195,23 +194,6 @@ class Sliced:
 
 
 @dataclass(frozen=True)
-class Bundle:
-    """Steps that produce their tables together: none of them is computed where
-    another was given (the exact points and the partitions they cover)."""
-
-    name: str
-    steps: tuple[Step, ...]
-
-    @property
-    def reads(self) -> tuple[str, ...]:
-        return external_reads(self.steps)
-
-    @property
-    def products(self) -> tuple[Table, ...]:
-        return tuple(s.produces for s in self.steps)
-
-
-@dataclass(frozen=True)
 class Input:
     """A table the caller supplies (:meth:`Analysis.put`); it has no producer."""
 
@@ -243,7 +225,7 @@ class Guard:
     message: str
 
 
-Producer = Step | Union | Sliced | Bundle | Input
+Producer = Step | Union | Sliced | Input
 
 
 @dataclass(frozen=True)

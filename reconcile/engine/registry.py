@@ -8,12 +8,9 @@ an engine that spreads the audit over the partitions (the Spark engine,
 1. ``partition`` (``partition_audit`` with the partition rules' findings), per
    bucket of partitions: the tables whose rows for a partition follow from that
    partition's rows and its scope's ``rc_scopes`` alone (:data:`PARTITION_PHASE`);
-2. ``proven_context``, per scope, given those: what the proven frontier's history
-   needs of the scope to find its candidate points (:data:`PROVEN_CONTEXT`);
-3. ``exact``, per bucket, given that: its partitions' candidate points, evaluated;
-4. ``scope``, per scope, given all of the above: the audit's tables, never reading
-   the rows only buckets hold (:data:`PARTITION_ONLY`);
-5. ``timelines``, per bucket: the timelines of the partitions drawn.
+2. ``scope``, per scope, given those: the audit's tables, never reading the rows
+   only buckets hold (:data:`PARTITION_ONLY`);
+3. ``timelines``, per bucket: the timelines of the partitions drawn.
 """
 
 from __future__ import annotations
@@ -57,14 +54,10 @@ PARTITION_PHASE: tuple[str, ...] = (
     "rc_event_segments",
     "rc_records",
     "rc_page_windows",
+    "rc_moving_steps",
     "rc_provider_steps",
     "rc_claim_steps",
 )
-
-# What the exact points of a scope's partitions need of the scope: its instants, its
-# members' spans, and the runs of what holds still.
-PROVEN_CONTEXT: tuple[str, ...] = ("rc_instants", "rc_member_spans", "rc_fx_pieces")
-EXACT_TABLES: tuple[str, ...] = ("rc_exact", "rc_exact_partitions")
 
 # The audit's tables (AuditResult), and the frames the commands read.
 OUTPUTS: tuple[str, ...] = ("rc_watermarks", "rc_frontiers", "rc_frontier_history", "rc_findings")
@@ -84,25 +77,9 @@ PHASES = (
         doc="the partition phase and the partition rules' findings",
     ),
     Phase(
-        "proven_context",
-        produces=PROVEN_CONTEXT,
-        given=PARTITION_PHASE,
-        may_give=("rc_scopes",),
-        never_reads=PARTITION_ONLY,
-        doc="what a scope's buckets need to find their candidate points",
-    ),
-    Phase(
-        "exact",
-        produces=EXACT_TABLES,
-        given=PROVEN_CONTEXT,
-        may_give=("rc_scopes", *PARTITION_PHASE),
-        doc="a bucket's candidate points, evaluated",
-    ),
-    Phase(
         "scope",
         produces=OUTPUTS,
         given=(*PARTITION_PHASE, "rc_partition_findings"),
-        may_give=EXACT_TABLES,
         never_reads=PARTITION_ONLY,
         doc="the audit of a scope, given its buckets' phases",
     ),

@@ -44,8 +44,6 @@ from reconcile.spark.scatter import (
 from reconcile.spark.tasks import (
     CHECKED,
     bucket_kernel,
-    context_kernel,
-    exact_kernel,
     scope_kernel,
     scopes_kernel,
     timelines_kernel,
@@ -253,8 +251,6 @@ class SparkEngine:
             valid = not job.broken and not any(collected.problems)
             tables = first.where(first.relpath != CHECKED)
             inputs = scoped.unionByName(tables.drop("bucket"))
-            if job.command == "audit" and valid:
-                inputs = inputs.unionByName(self._exact(job, scopes, bucketed, tables, inputs))
             scope_job = job if valid else Job(**{**job.__dict__, "command": "validate"})
             with spark_errors(f"run {job.command} on the scopes of {self.root}"):
                 rows = (
@@ -284,27 +280,6 @@ class SparkEngine:
         """The pieces of these (scope, bucket) groups alone."""
         wanted = self.spark.createDataFrame(list(keys), "scope_id string, bucket long")
         return bucketed.join(wanted.hint("broadcast"), ["scope_id", "bucket"])
-
-    def _exact(
-        self,
-        job: Job,
-        scopes: dict[Any, tuple[str, bytes]],
-        bucketed: DataFrame,
-        tables: DataFrame,
-        inputs: DataFrame,
-    ) -> DataFrame:
-        """The exact points of the proven frontier's history (pieces for the scopes'
-        tasks): each scope's task finds what its buckets need of it (``inputs``:
-        its rows and the partition phase), and each bucket evaluates its
-        partitions' points on its rows, given its partition phase (``tables``,
-        kept from the first phase). Nothing goes through the driver."""
-        context = inputs.groupBy("scope_id").applyInArrow(context_kernel(job), BUCKETED_SCHEMA)
-        return (
-            bucketed.unionByName(tables)
-            .unionByName(context)
-            .groupBy("scope_id", "bucket")
-            .applyInArrow(exact_kernel(job, scopes), PIECES_SCHEMA)
-        )
 
     def _timelines(
         self,

@@ -8,11 +8,6 @@ then one phase of the engine on it (:mod:`reconcile.audit.phases`):
 * :func:`bucket_kernel`, per bucket: validation of the rows only buckets hold
   (``PARTITION_ONLY``), and the partition phase (with the partition rules' findings
   for the audit), as pieces for the scope's task (``PRESET``);
-* :func:`context_kernel`, per scope: what the buckets need of the scope to find
-  the points the proven frontier's history evaluates exactly, as pieces for each
-  bucket;
-* :func:`exact_kernel`, per bucket: those points of its partitions, evaluated, as
-  pieces for the scope's task;
 * :func:`scope_kernel`, per scope: validation of the scope's rows, and the command
   (phased: without the rows of ``PARTITION_ONLY``);
 * :func:`timelines_kernel`, per bucket: the timelines of the partitions drawn.
@@ -45,7 +40,7 @@ from reconcile.spark.kernel import (
     lay_out,
 )
 from reconcile.spark.local import work_dir
-from reconcile.spark.scatter import BUCKETED_ARROW, PIECES_ARROW, from_ipc, to_ipc
+from reconcile.spark.scatter import BUCKETED_ARROW, from_ipc, to_ipc
 
 Grouped = Callable[[tuple[pa.Scalar, ...], Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 # A group's key: (scope_id,) or (scope_id, bucket).
@@ -152,64 +147,6 @@ def scopes_kernel(job: Job) -> Grouped:
         return [{"scope_id": scope, "output": output, "blob": blob}]
 
     return _grouped(job, OUTPUTS_ARROW, work)
-
-
-def context_kernel(job: Job) -> Grouped:
-    """A scope's PROVEN_CONTEXT, given its buckets' partition phase: pieces for
-    each of its buckets (``job.buckets`` copies, straight to exact_kernel, never
-    through the driver). Where it cannot be computed (a bucket failed, or the
-    scope's rows break the contract), FAILED with why instead, which reaches the
-    scope's task through its bucket 0: that task validates, and reports it."""
-
-    def work(key: Key, laid: ScopeFiles) -> list[dict[str, Any]]:
-        scope = key[0]
-        try:
-            if laid.failures:
-                raise RuntimeError("the partition phase failed: " + laid.failures[0])
-            config = job.config()
-            with open_logset(laid.root, config=config, validate=False) as logset:
-                tables = phases.proven_context(logset, as_of_text(job, config), laid.preset())
-        except Exception as error:
-            return [{"scope_id": scope, "bucket": 0, "relpath": FAILED, "blob": _failed(error)}]
-        blobs = {PRESET + name: to_ipc(table) for name, table in tables.items()}
-        return [
-            {"scope_id": scope, "bucket": bucket, "relpath": name, "blob": blob}
-            for bucket in range(job.buckets)
-            for name, blob in blobs.items()
-        ]
-
-    return _grouped(job, BUCKETED_ARROW, work)
-
-
-def exact_kernel(job: Job, scopes: Mapping[Any, tuple[str, bytes]]) -> Grouped:
-    """A bucket's task, given its rows, its partition phase (PRESET pieces from
-    bucket_kernel) and its scope's PROVEN_CONTEXT (from context_kernel): the exact
-    points of its partitions (EXACT, EXACT_PARTITIONS), as pieces for the scope's
-    task. A failure, here or before (a FAILED piece, or no context: the scope's
-    failed), is passed on, not raised: the scope's task validates, and reports it."""
-
-    def work(key: Key, laid: ScopeFiles) -> list[dict[str, Any]]:
-        scope = key[0]
-        given = laid.preset()
-        try:
-            if laid.failures:
-                raise RuntimeError(laid.failures[0])
-            if not set(phases.PROVEN_CONTEXT) <= given.keys():
-                raise RuntimeError("the scope's task sent no context for the exact points")
-            rc_scopes = _rc_scopes(scopes, scope)
-            if rc_scopes is not None:
-                given["rc_scopes"] = rc_scopes
-            config = job.config()
-            with open_logset(laid.root, config=config, validate=False) as logset:
-                tables = phases.exact_points(logset, as_of_text(job, config), given)
-        except Exception as error:
-            return [{"scope_id": scope, "relpath": FAILED, "blob": _failed(error)}]
-        return [
-            {"scope_id": scope, "relpath": PRESET + name, "blob": to_ipc(table)}
-            for name, table in tables.items()
-        ]
-
-    return _grouped(job, PIECES_ARROW, work)
 
 
 def timelines_kernel(

@@ -10,19 +10,17 @@ certificates, never instants × partitions:
   (:func:`segment_tree_minimum`) gives the minimum at every instant, running sums
   the counts of members without a claim, with an unknown endpoint or in another
   ordering;
-* the proven basis is the minimum over members of min(consumer, provider). Its
-  parts that hold still between changes (provider certificates, event blockers,
-  the snapshot prefix, pages before their first and after their last receipt) go
-  into the same tree (``rc_fx``); only pages whose block climbs receipt by receipt
-  can go lower, and only where their lowest possible block is not above that
-  minimum (``rc_candidates``). Those few points are evaluated exactly, by the
-  evaluator of :mod:`reconcile.engine.steps.history`, into ``rc_exact``.
+* the proven basis is the minimum over members of min(consumer, provider), each
+  part a step function: provider certificates, event blockers, the snapshot
+  prefix, pages before their first and after their last receipt, and in between
+  the page's block step by step as its receipts come (``rc_moving_steps``). All go
+  into the same tree, whose minimum is the proven frontier (``rc_proven_min``);
+  S, the steps, is then about the receipts that arrive between two instants.
 """
 
 from __future__ import annotations
 
-from reconcile.engine.declare import Bundle, Guard, Producer, Step, Table, Union, table
-from reconcile.engine.steps.history import evaluate_points
+from reconcile.engine.declare import Producer, Step, Table, Union, table
 
 EPOCHS = Step(
     "frontier/epochs",
@@ -264,7 +262,7 @@ PROVEN_SEGMENTS = Step(
         "rc_proven_segments",
         "scope_id VARCHAR, partition_id VARCHAR, lo BIGINT, hi BIGINT, v CERT, part VARCHAR",
         "one row per stretch of instants a part of a member's proven certificate holds"
-        " (part 'moving': a page whose block climbs receipt by receipt)",
+        " one value (part 'receiving': a page's block between two of its receipts)",
     ),
     reads=(
         "rc_partitions",
@@ -273,96 +271,21 @@ PROVEN_SEGMENTS = Step(
         "rc_event_segments",
         "rc_records",
         "rc_page_windows",
+        "rc_moving_steps",
         "rc_provider_steps",
     ),
 )
 
-FX = segment_tree_minimum(
-    "fx",
+PROVEN_MIN = segment_tree_minimum(
+    "proven",
     "frontier/tree_in_proven",
     ("rc_proven_segments",),
-    table("rc_fx", _MINIMUM, "the least of what holds still of the proven basis, per instant"),
-)
-
-FX_PIECES = Step(
-    "frontier/fx_pieces",
-    table(
-        "rc_fx_pieces",
-        "scope_id VARCHAR, lo BIGINT, hi BIGINT, v CERT",
-        "runs of equal value of rc_fx, as instant ranges [lo, hi)",
-    ),
-    reads=("rc_fx",),
-)
-
-CANDIDATES = Step(
-    "frontier/candidates",
-    table(
-        "rc_candidates",
-        "scope_id VARCHAR, partition_id VARCHAR, idx BIGINT, t TIMESTAMP_NS",
-        "one row per point where a moving page may hold the proven frontier below rc_fx",
-        transient=True,
-    ),
-    reads=("rc_proven_segments", "rc_fx_pieces", "rc_instants"),
-)
-
-CANDIDATE_POINTS = Step(
-    "frontier/candidate_points",
-    table(
-        "rc_candidate_points",
-        "point_id BIGINT, scope_id VARCHAR, partition_id VARCHAR, t TIMESTAMP_NS, idx BIGINT",
-        "rc_candidates as points of the exact evaluator",
-        transient=True,
-    ),
-    reads=("rc_candidates",),
-)
-
-EXACT_POINTS = evaluate_points("exact", "rc_candidate_points")
-
-_EXACT = Step(
-    "frontier/exact_points",
-    table(
-        "rc_exact",
-        "scope_id VARCHAR, partition_id VARCHAR, idx BIGINT, proven CERT",
-        "the candidate points' exact proven certificates not above rc_fx",
-    ),
-    reads=("rc_exact_point_certs", "rc_candidate_points", "rc_fx_pieces"),
-    bind=(("rc_point_certs", "rc_exact_point_certs"),),
-)
-
-_EXACT_PARTITIONS = Step(
-    "frontier/exact_partitions",
-    table(
-        "rc_exact_partitions",
-        "scope_id VARCHAR, partition_id VARCHAR",
-        "the partitions whose candidate points rc_exact holds",
-    ),
-    reads=("rc_partitions",),
-)
-
-# Given together (by the buckets that evaluated them) or computed together.
-EXACT = Bundle("exact", (_EXACT, _EXACT_PARTITIONS))
-
-EXACT_COVERED = Guard(
-    "exact_covered",
-    guards="rc_exact",
-    query="frontier/exact_uncovered",
-    reads=("rc_partitions", "rc_exact_partitions"),
-    message="the proven frontier's exact points of {count} partition(s) were not evaluated",
+    table("rc_proven_min", _MINIMUM, "the proven frontier's least value per instant"),
 )
 
 PROVEN: tuple[Producer, ...] = (
     PROVEN_SEGMENTS,
-    *FX,
-    FX_PIECES,
-    CANDIDATES,
-    CANDIDATE_POINTS,
-    *EXACT_POINTS,
-    EXACT,
-    Step(
-        "frontier/proven_min",
-        table("rc_proven_min", _MINIMUM, "the proven frontier's least value per instant"),
-        reads=("rc_fx", "rc_exact"),
-    ),
+    *PROVEN_MIN,
     Step(
         "frontier/proven_counts",
         table(
@@ -379,7 +302,7 @@ PROVEN: tuple[Producer, ...] = (
             _HOLDERS,
             "certificates that hold the proven frontier where their value is its value",
         ),
-        reads=("rc_proven_segments", "rc_exact"),
+        reads=("rc_proven_segments",),
     ),
     _frontier_at("proven"),
     _history_rows("proven"),
@@ -420,4 +343,4 @@ STEPS: tuple[Producer, ...] = (
     FRONTIER_AT,
     FRONTIER_HISTORY,
 )
-GUARDS = (EXACT_COVERED,)
+GUARDS: tuple[()] = ()

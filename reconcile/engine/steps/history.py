@@ -60,6 +60,17 @@ PAGE_WINDOWS = Step(
     reads=("rc_partitions", "rc_page_status"),
 )
 
+MOVING_STEPS = Step(
+    "history/moving_steps",
+    table(
+        "rc_moving_steps",
+        "scope_id VARCHAR, partition_id VARCHAR, from_t TIMESTAMP_NS, to_t TIMESTAMP_NS, cert CERT",
+        "the block of each page being handled, one row per stretch of time it holds one"
+        " value, between the page's first receipt and its last (§4.7)",
+    ),
+    reads=("receipts", "rc_mutated", "rc_page_windows"),
+)
+
 PROVIDER_STEPS = Step(
     "history/provider_steps",
     table(
@@ -218,6 +229,7 @@ STEPS: tuple[Producer, ...] = (
     EVENT_SEGMENTS,
     RECORDS,
     PAGE_WINDOWS,
+    MOVING_STEPS,
     PROVIDER_STEPS,
     CLAIM_STEPS,
     SELECTED,

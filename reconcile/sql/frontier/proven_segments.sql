@@ -1,9 +1,9 @@
 -- The proven basis over the instants, in instant numbers, clipped to membership:
 -- intervals whose value is exact (each partition's provider certificate, and the
--- blocks that hold still: event blockers, the snapshot prefix, pages before their
--- first receipt and after their last), with a null value where a partition has no
--- provider certificate (so no proven one); and the moving parts of pages being
--- handled, whose block climbs with every receipt, with the lowest it can be.
+-- blocks: event blockers, the snapshot prefix, pages before their first receipt and
+-- after their last, and in between step by step, rc_moving_steps), with a null
+-- value where a partition has no provider certificate (so no proven one). A step
+-- that holds between two instants, not at one, covers no instant and is left out.
 WITH n AS (
     SELECT scope_id, min(idx) AS first, max(idx) + 1 AS n FROM rc_instants GROUP BY scope_id
 ),
@@ -44,7 +44,7 @@ blockers AS (
            until_t, cert, 'prefix'
     FROM rc_records
     UNION ALL
-    -- a page window: before its first receipt, while receipts come, after the last
+    -- a page window: before its first receipt, and after its last
     SELECT scope_id, partition_id, fetched_at,
            least(greatest(coalesce(first_own_at, end_t), fetched_at), end_t),
            rc_before(min_position, discrete), 'page'
@@ -55,10 +55,9 @@ blockers AS (
     FROM rc_page_windows
     WHERE last_own_at IS NOT NULL AND greatest(last_own_at, fetched_at) < end_t
     UNION ALL
-    SELECT scope_id, partition_id, greatest(first_own_at, fetched_at), least(last_own_at, end_t),
-           rc_before(least(min_position, own_min_pos), discrete), 'moving'
-    FROM rc_page_windows
-    WHERE first_own_at IS NOT NULL AND greatest(first_own_at, fetched_at) < least(last_own_at, end_t)
+    -- while receipts come: the block step by step (each step exact)
+    SELECT scope_id, partition_id, from_t, to_t, cert, 'receiving'
+    FROM rc_moving_steps
 ),
 blocker_idx AS (
     SELECT b.scope_id, b.partition_id, coalesce(i.idx, n.n) AS lo, coalesce(j.idx, n.n) AS hi,
