@@ -21,6 +21,8 @@ from tests.logsets import checkpoint, receipt, write_logset
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 SCOPE = "s\x1b[2J"
 PARTITION = "p0\rfindings: 0   "
+# a line feed would start a line of the attacker's
+BROKEN = "p1\nfindings: 0\n"
 EVENT = "e\x07\x9b1m"
 
 
@@ -36,10 +38,14 @@ def hostile(tmp_path: Path) -> Path:
     return write_logset(
         tmp_path / "ls",
         {
-            "checkpoints": [checkpoint(PARTITION, 1, 9, scope=SCOPE, attempt="a\x1b]0;x\x07")],
+            "checkpoints": [
+                checkpoint(PARTITION, 1, 9, scope=SCOPE, attempt="a\x1b]0;x\x07"),
+                checkpoint(BROKEN, 1, 9, scope=SCOPE),
+            ],
             "receipts": [
                 receipt(EVENT, 1, partition=PARTITION, scope=SCOPE, outcome="failed"),
                 receipt("e2", 2, partition=PARTITION, scope=SCOPE),
+                receipt("e\n3", 1, partition=BROKEN, scope=SCOPE, outcome="failed"),
             ],
         },
     )
@@ -54,8 +60,9 @@ def test_identifiers_reach_the_terminal_escaped(
     assert code in (0, 1), err
     assert not RAW.search(out + err), repr(out + err)
     assert for_terminal(PARTITION) in out  # shown, as an escape: p0\x0dfindings: 0
-    if command == "audit":
-        assert sum(line.startswith("findings: ") for line in out.splitlines()) == 1
+    assert "p1\\x0afindings: 0\\x0a" in out  # and the line feeds too
+    forged = [line for line in out.splitlines() if line.lstrip("| ").startswith("findings: ")]
+    assert len(forged) == (1 if command == "audit" else 0), out
 
 
 @pytest.mark.parametrize("command", ["watermarks", "frontier"])
@@ -75,9 +82,11 @@ def test_problems_name_hostile_files_escaped(
     logs = write_logset(tmp_path / "ls", {"checkpoints": [checkpoint("p0", 1, 5)]})
     (logs / "receipts").mkdir()
     (logs / "receipts" / "x\x1b[31m.parquet").write_bytes(b"not parquet")
+    (logs / "receipts" / "y\nVALID: no problems found\n.parquet").write_bytes(b"not parquet")
     code, out, _ = run(capsys, "validate", str(logs))
     assert code == 2
     assert not RAW.search(out)
+    assert not [line for line in out.splitlines() if line.startswith("VALID")], out
     assert "x\\x1b[31m.parquet" in out
 
 

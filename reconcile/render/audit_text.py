@@ -9,6 +9,7 @@ import polars as pl
 
 from reconcile.audit import AuditResult
 from reconcile.audit.findings import SEVERITIES
+from reconcile.render.safe import inline
 from reconcile.render.validation import mapping_text
 
 WIDTH = 80
@@ -16,14 +17,14 @@ WORST = 8
 
 
 def _where(row: dict[str, Any]) -> str:
-    parts = [row["scope_id"]]
+    parts = [inline(row["scope_id"])]
     if row["partition_id"]:
-        parts.append(row["partition_id"])
+        parts.append(inline(row["partition_id"]))
     where = "/".join(parts)
     if row["epoch"] is not None:
         where += f" epoch {row['epoch']}"
     if row["event_id"]:
-        where += f" event {row['event_id']}"
+        where += f" event {inline(row['event_id'])}"
     if row["generation"] is not None:
         where += f" gen {row['generation']}"
     return where
@@ -34,16 +35,17 @@ def _frontier(row: dict[str, Any]) -> str:
         sign = "<=" if row["frontier_inclusive"] else "<"
         value = row["frontier"]
         shown = value.isoformat() if hasattr(value, "isoformat") else str(value)
-        return f"{sign} {shown} (held by {', '.join(row['limiting_partitions'][:4])}" + (
+        held = ", ".join(inline(p) for p in row["limiting_partitions"][:4])
+        return f"{sign} {shown} (held by {held}" + (
             ", ...)" if len(row["limiting_partitions"]) > 4 else ")"
         )
-    return "vector: " + ", ".join(row["reasons"])
+    return "vector: " + ", ".join(inline(r) for r in row["reasons"])
 
 
 def render_audit_text(result: AuditResult, facts: dict[str, Any], out: str) -> str:
     lines = [
-        f"reconcile audit: {facts['inputs']['logset']}",
-        f"mapping: {mapping_text(facts['inputs'].get('mapping'))}",
+        f"reconcile audit: {inline(facts['inputs']['logset'])}",
+        f"mapping: {inline(mapping_text(facts['inputs'].get('mapping')))}",
         f"as of {facts['as_of']}",
     ]
     tables = facts["inputs"]["tables"]
@@ -73,7 +75,10 @@ def render_audit_text(result: AuditResult, facts: dict[str, Any], out: str) -> s
             lines.append(head[:WIDTH])
             lines.extend(
                 textwrap.wrap(
-                    row["message"], WIDTH, initial_indent="      ", subsequent_indent="      "
+                    inline(row["message"]),
+                    WIDTH,
+                    initial_indent="      ",
+                    subsequent_indent="      ",
                 )
             )
         more = result.findings.filter(pl.col("severity") != "info").height - worst.height
@@ -83,8 +88,8 @@ def render_audit_text(result: AuditResult, facts: dict[str, Any], out: str) -> s
     lines.append("frontier:")
     for row in result.frontiers.iter_rows(named=True):
         epoch = "-" if row["epoch"] is None else str(row["epoch"])
-        text = f"  {row['scope_id']} {row['basis']:<7} epoch {epoch}: {_frontier(row)}"
+        text = f"  {inline(row['scope_id'])} {row['basis']:<7} epoch {epoch}: {_frontier(row)}"
         lines.extend(textwrap.wrap(text, WIDTH, subsequent_indent="      "))
     lines.append("")
-    lines.append(f"report: {out}")
+    lines.append(f"report: {inline(out)}")
     return "\n".join(lines)

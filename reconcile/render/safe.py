@@ -4,7 +4,9 @@ Identifiers, file names and messages come from the log set; an ESC, BEL or CR am
 them would reach the terminal raw and could redraw what it shows (a fake
 "findings: 0" line). Every text the command line prints goes through
 :func:`for_terminal`, which writes each such character as a visible escape
-(``\\x1b``); line breaks and tabs of the reconciler's own layout are kept. JSON
+(``\\x1b``); line breaks and tabs of the reconciler's own layout are kept, and
+those inside a value of the input's (an identifier, a file name, a message that
+quotes one) are escaped where the value is placed, by :func:`inline`. JSON
 output is escaped by the JSON writer (every non-ASCII character and every C0
 control as ``\\uXXXX``); :func:`for_json` adds DEL, the one ASCII control it leaves.
 """
@@ -30,6 +32,17 @@ def _escape(match: re.Match[str]) -> str:
 def for_terminal(text: str) -> str:
     """``text`` with every control character of the input shown as an escape."""
     return _CONTROL.sub(_escape, text)
+
+
+# line breaks and tabs: what would start a new line, or move along one
+BREAKS = "\t\n\r\v\f\x85\u2028\u2029"
+_BREAKS = re.compile(f"[{BREAKS}]")
+
+
+def inline(value: object) -> str:
+    """A value of the input's as one line of text: its line breaks and tabs shown as
+    escapes (``\\x0a``), so that it cannot start a line of its own."""
+    return _BREAKS.sub(_escape, str(value))
 
 
 def for_json(text: str) -> str:

@@ -8,6 +8,8 @@ from typing import Any
 
 import polars as pl
 
+from reconcile.render.safe import BREAKS, inline
+
 WATERMARK_COLUMNS = (
     "scope_id",
     "partition_id",
@@ -38,13 +40,21 @@ def render_watermarks_json(frame: pl.DataFrame) -> str:
     return frame_json(frame)
 
 
+def _inline(column: pl.Expr) -> pl.Expr:
+    """:func:`~reconcile.render.safe.inline` on a column of text."""
+    for character in BREAKS:
+        column = column.str.replace_all(character, inline(character), literal=True)
+    return column
+
+
 def render_watermarks_text(frame: pl.DataFrame) -> str:
     """One line per partition: where its prefix stops and what it can certify."""
     if frame.is_empty():
         return "no partitions"
     as_of = frame["as_of"][0]
     lines = [f"as of {as_of.isoformat()}Z", ""]
-    shown = frame.select(WATERMARK_COLUMNS)
+    # a value's own line breaks and tabs escaped: no value starts a line of its own
+    shown = frame.select(WATERMARK_COLUMNS).with_columns(_inline(pl.col(pl.String)))
     with pl.Config(
         tbl_rows=-1,
         tbl_cols=-1,
@@ -74,17 +84,17 @@ def render_frontiers_text(frame: pl.DataFrame) -> str:
     lines = [f"as of {frame['as_of'][0].isoformat()}Z"]
     for row in frame.iter_rows(named=True):
         epoch = "no epoch in force" if row["epoch"] is None else f"epoch {row['epoch']}"
-        head = f"{row['scope_id']} [{row['basis']}] {epoch}, {row['members']} member(s): "
+        head = f"{inline(row['scope_id'])} [{row['basis']}] {epoch}, {row['members']} member(s): "
         if row["kind"] == "scalar":
-            limiting = ", ".join(row["limiting_partitions"])
+            limiting = ", ".join(inline(p) for p in row["limiting_partitions"])
             lines.append(
                 head
                 + f"complete {_certificate(row['frontier'], row['frontier_inclusive'])}"
                 + f" (held by {limiting})"
             )
         else:
-            lines.append(head + f"vector: {', '.join(row['reasons'])}")
+            lines.append(head + f"vector: {', '.join(inline(r) for r in row['reasons'])}")
             for item in row["vector"] or []:
                 cert = _certificate(item["through"], item["inclusive"])
-                lines.append(f"    {item['partition_id']}: {cert}")
+                lines.append(f"    {inline(item['partition_id'])}: {cert}")
     return "\n".join(lines)

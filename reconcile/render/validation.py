@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from reconcile.problems import Problem
+from reconcile.render.safe import inline
 from reconcile.validate.report import ValidationReport
 
 
@@ -15,7 +16,7 @@ def _value(value: Any) -> str:
 
 
 def _example(example: dict[str, Any]) -> str:
-    where = example.get("file") or ""
+    where = inline(example.get("file") or "")
     if example.get("row") is not None:
         where += f" row {example['row']}"
     values = " ".join(f"{k}={_value(v)}" for k, v in example.items() if k not in ("file", "row"))
@@ -23,7 +24,7 @@ def _example(example: dict[str, Any]) -> str:
 
 
 def _files(problem: Problem) -> str:
-    shown = ", ".join(problem.files[:3])
+    shown = ", ".join(inline(f) for f in problem.files[:3])
     more = len(problem.files) - 3
     return shown + (f" and {more} more" if more > 0 else "")
 
@@ -41,7 +42,7 @@ def _problem(number: int, problem: Problem) -> list[str]:
     lines = [f"{number}. " + " | ".join(head)]
     if problem.files:
         lines.append(f"   file{'s' if len(problem.files) > 1 else ''}: {_files(problem)}")
-    lines.append(f"   {problem.message}")
+    lines.append(f"   {inline(problem.message)}")
     lines.extend(f"   e.g. {_example(e)}" for e in problem.examples)
     return lines
 
@@ -53,7 +54,10 @@ def mapping_text(mapping: str | None) -> str:
 
 def render_text(report: ValidationReport) -> str:
     """A report a person reads top to bottom: what was read, then each problem."""
-    lines = [f"log set: {report.logset}", f"mapping: {mapping_text(report.mapping)}"]
+    lines = [
+        f"log set: {inline(report.logset)}",
+        f"mapping: {inline(mapping_text(report.mapping))}",
+    ]
     lines.append(f"coordinate type: {report.coordinate}")
     for table in report.tables:
         rows = (
