@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -44,6 +45,7 @@ from reconcile.exits import (
     EXIT_STATUSES,
 )
 from reconcile.problems import DEFAULT_EXAMPLES
+from reconcile.signals import Caught, terminations
 from reconcile.simulate.options import FAULTS, Eligibility, Evidence, Membership, SimOptions
 
 __all__ = [
@@ -373,12 +375,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``reconcile`` command with ``argv`` (default: the process's); returns
-    its exit status."""
-    args = build_parser().parse_args(argv)
-    # the engine loads only now: --help and usage errors never wait for it
-    from reconcile.commands import run  # noqa: PLC0415
+    its exit status. From the first moment, Ctrl-C, SIGTERM and SIGHUP end it with
+    one line and their own status, never a traceback: while the engine loads too."""
+    caught = Caught()
+    try:
+        with terminations() as caught:
+            args = build_parser().parse_args(argv)
+            # the engine loads only now: --help and usage errors never wait for it
+            from reconcile.commands import run  # noqa: PLC0415
 
-    return run(args)
+            return run(args, caught)
+    except KeyboardInterrupt:
+        # before the command ran, or as it was ending, after its own handling
+        if caught.signum is None:
+            print("reconcile: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        print(f"reconcile: terminated by {caught.name}", file=sys.stderr)
+        return 128 + caught.signum
 
 
 if __name__ == "__main__":

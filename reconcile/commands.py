@@ -57,7 +57,7 @@ from reconcile.render.tables import (
     render_watermarks_text,
 )
 from reconcile.render.validation import render_json, render_text
-from reconcile.signals import Caught, terminations
+from reconcile.signals import Caught
 from reconcile.simulate import SimOptions, simulate
 from reconcile.simulate.options import Eligibility, Evidence, Membership
 from reconcile.validate import validate_logset
@@ -385,26 +385,10 @@ def _command(args: argparse.Namespace) -> str:
     return f"map {args.map_command}" if args.command == "map" else str(args.command)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, caught: Caught) -> int:
     """Run the command that ``args`` (parsed by :func:`reconcile.cli.build_parser`)
-    asks for; returns its exit status."""
-    caught = Caught()
-    try:
-        with terminations() as caught:
-            return _run(args, caught)
-    except KeyboardInterrupt:
-        # a signal that came as the command was ending, after its own handling
-        status = 128 + caught.signum if caught.signum is not None else EXIT_INTERRUPTED
-        _emit(
-            "reconcile: interrupted"
-            if caught.signum is None
-            else f"reconcile: terminated by {caught.name}",
-            err=True,
-        )
-        return status
-
-
-def _run(args: argparse.Namespace, caught: Caught) -> int:
+    asks for, within :func:`reconcile.signals.terminations` (``caught``: the signal
+    that ended it, if one did); returns its exit status."""
     clock = StepClock()
     try:
         if args.command == "validate":

@@ -446,3 +446,40 @@ def test_classify_other_errors_as_internal(tmp_path: Path) -> None:
         assert text.startswith("internal error in step frontiers (query frontier/points): ")
         assert text.endswith("please report it")
     con.close()
+
+
+# A signal while the engine is still loading: the import of reconcile.commands is
+# held until the signal has been handled (a finder that waits for it), so the test
+# does not depend on timing.
+SIGNAL_WHILE_LOADING = """
+import importlib.abc, os, signal, sys
+class Held(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "reconcile.commands":
+            os.kill(os.getpid(), signal.{signal})
+            while True:
+                signal.pause()
+        return None
+sys.meta_path.insert(0, Held())
+from reconcile.cli import main
+sys.exit(main(["validate", {logset!r}]))
+"""
+
+
+@pytest.mark.parametrize(
+    ("signal", "status", "said"),
+    [
+        ("SIGINT", 130, "reconcile: interrupted"),
+        ("SIGTERM", 143, "reconcile: terminated by SIGTERM"),
+        ("SIGHUP", 129, "reconcile: terminated by SIGHUP"),
+    ],
+)
+def test_a_signal_while_the_engine_loads_ends_in_one_line(
+    signal: str, status: int, said: str
+) -> None:
+    code = SIGNAL_WHILE_LOADING.format(signal=signal, logset=str(FAULTS))
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == status, done.stderr
+    assert done.stderr.strip() == said
