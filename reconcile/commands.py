@@ -193,6 +193,37 @@ def _local_logset(args: argparse.Namespace) -> str | None:
     return None if len(urlparse(str(args.logset)).scheme) > 1 else str(args.logset)
 
 
+def _refuse_inside(option: str, path: Path, folders: dict[str, str | Path | None]) -> None:
+    """Refuse a path the command writes (a profile, the spill folder) inside the log
+    set, which the reconciler never writes into, or inside the report folder, which
+    holds nothing but the report."""
+    target = path.resolve()
+    for what, folder in folders.items():
+        if folder is None:
+            continue
+        base = Path(folder).resolve()
+        if target == base or target.is_relative_to(base):
+            raise UsageError(
+                f"{option} {path} is inside {what} {folder}: a log set is never written"
+                " into, and a report folder holds its report alone; choose a place"
+                " outside it"
+            )
+
+
+def _check_places(args: argparse.Namespace) -> None:
+    """Where the command writes, checked before any work: a --temp-dir (or
+    RECONCILE_TEMP_DIR) and an audit's --profile outside the log set and the report."""
+    folders: dict[str, str | Path | None] = {"the log set": _local_logset(args)}
+    if args.command == "audit":
+        folders["the report folder --out"] = args.out
+        if args.profile is not None:
+            _refuse_inside("--profile", args.profile, folders)
+    temp = args.temp_dir if args.temp_dir is not None else EngineConfig.from_env().temp_directory
+    if temp is not None:
+        option = "--temp-dir" if args.temp_dir is not None else "RECONCILE_TEMP_DIR"
+        _refuse_inside(option, temp, folders)
+
+
 def _audit(args: argparse.Namespace, clock: StepClock) -> int:
     # everything that can be refused is refused before the computation
     prepare_target(args.out, _local_logset(args), _waiting)
@@ -391,6 +422,8 @@ def run(args: argparse.Namespace, caught: Caught) -> int:
     that ended it, if one did); returns its exit status."""
     clock = StepClock()
     try:
+        if args.command in ("validate", "watermarks", "frontier", "audit"):
+            _check_places(args)
         if args.command == "validate":
             return _validate(args)
         if args.command == "simulate":

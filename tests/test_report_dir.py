@@ -48,6 +48,46 @@ def audit_of(path: Path) -> dict[str, object]:
 # -- refused before any work ---------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("command", "option", "where"),
+    [
+        ("audit", "--profile", "logs/snapshot.parquet"),
+        ("audit", "--profile", "report/profile.json"),
+        ("audit", "--temp-dir", "logs"),
+        ("audit", "--temp-dir", "logs/spill"),
+        ("audit", "--temp-dir", "report"),
+        ("validate", "--temp-dir", "logs/spill"),
+        ("watermarks", "RECONCILE_TEMP_DIR", "logs"),
+    ],
+)
+def test_nothing_is_written_into_the_log_set_or_the_report_folder(
+    command: str,
+    option: str,
+    where: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A --profile or a spill folder inside the log set broke it (a profile written
+    over snapshot.parquet), or left spill folders in a report, which later audits
+    refused as not a report."""
+    logs = tmp_path / "logs"
+    shutil.copytree(DATA / "clean", logs)
+    before = tree(tmp_path)
+    args = [command, str(logs)]
+    if command == "audit":
+        args += ["--out", str(tmp_path / "report")]
+    if option.startswith("--"):
+        args += [option, str(tmp_path / where)]
+    else:
+        monkeypatch.setenv(option, str(tmp_path / where))
+    code, text, err = run(capsys, *args)
+    assert code == EXIT_INVALID
+    assert text == ""
+    assert f"{option} {tmp_path / where} is inside" in err
+    assert tree(tmp_path) == before
+
+
 @pytest.mark.parametrize("where", ["around", "inside", "same"])
 def test_an_out_inside_or_around_the_log_set_is_refused(
     where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
