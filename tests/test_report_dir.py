@@ -234,6 +234,24 @@ def test_where_names_cannot_be_exchanged_a_killed_writer_is_recovered(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad", "report"]
 
 
+def test_recovery_leaves_alone_what_a_writer_did_not_stage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Folders named as a writer's leftovers (``.DIR.previous-N``, ``.DIR.partial-N``)
+    that hold anything but report files are someone else's: never removed."""
+    out = tmp_path / "report"
+    mine = {".report.previous-99999": "thesis.txt", ".report.partial-99998": "notes.txt"}
+    for folder, name in mine.items():
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / name).write_text("precious")
+    (tmp_path / ".report.partial-99997").mkdir()  # a writer's, half-written: swept
+    (tmp_path / ".report.partial-99997" / "findings.parquet").write_bytes(b"half")
+    assert run(capsys, "audit", str(DATA / "clean"), "--out", str(out))[0] == 0
+    for folder, name in mine.items():
+        assert (tmp_path / folder / name).read_text() == "precious"
+    assert not (tmp_path / ".report.partial-99997").exists()
+
+
 @pytest.mark.slow
 def test_an_out_that_is_a_link_keeps_leading_to_the_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -162,16 +162,31 @@ def _staging_names(out: Path, kind: str) -> list[Path]:
         return []
 
 
+def _staged(path: Path) -> bool:
+    """Whether ``path`` is what a writer of reports stages: a folder (not a link)
+    holding nothing but report files, a half-written report included. A folder of
+    that name holding anything else is someone else's, and is left alone."""
+    if path.is_symlink() or not path.is_dir():
+        return False
+    try:
+        entries = list(os.scandir(path))
+    except OSError:
+        return False
+    return all(e.name in REPORT_FILES and e.is_file(follow_symlinks=False) for e in entries)
+
+
 def recover(out: Path) -> None:
     """Under the folder's lock: put back an earlier report that a killed writer moved
-    aside and never replaced, and remove what killed writers left half-written."""
+    aside and never replaced, and remove what killed writers left half-written (only
+    report files: a folder of such a name holding anything else is left alone)."""
     for previous in _staging_names(out, "previous"):
         if not os.path.lexists(out) and _why_not_a_report(previous) is None:
             previous.rename(out)
-        else:
+        elif _staged(previous):
             shutil.rmtree(previous, ignore_errors=True)
     for partial in _staging_names(out, "partial"):
-        shutil.rmtree(partial, ignore_errors=True)
+        if _staged(partial):
+            shutil.rmtree(partial, ignore_errors=True)
 
 
 def _durable(path: Path) -> None:
