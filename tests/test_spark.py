@@ -40,7 +40,7 @@ from reconcile.simulate.options import (
 )
 from reconcile.spark import run
 from reconcile.spark.kernel import FAILED, Job
-from reconcile.spark.listing import local_sources
+from reconcile.spark.listing import layout, local_sources
 from reconcile.spark.local import work_dir
 from reconcile.spark.merge import merge_problems
 from reconcile.spark.run import SparkEngine
@@ -654,3 +654,14 @@ def test_a_bucket_whose_partition_phase_failed_passes_the_failure_on() -> None:
         _task(scope_kernel(job), (scope,), [*scoped, *given[1:], failed])
     out = _task(scope_kernel(job), (scope,), [*scoped, *given])
     assert FAILED not in {r["output"] for r in out}
+
+
+def test_the_listing_refuses_a_hive_key_named_twice_on_a_path() -> None:
+    """No Spark needed: the remote listing reads hive folders as discovery does."""
+    sources, problems = layout(
+        "s3a://bucket/logs",
+        ["checkpoints.parquet", "receipts/partition_id=a/partition_id=b/x.parquet"],
+    )
+    assert [p.check for p in problems] == ["hive_key_repeated"]
+    assert problems[0].files == ("receipts/partition_id=a/partition_id=b/x.parquet",)
+    assert sources["receipts/partition_id=a/partition_id=b/x.parquet"].hive == {"partition_id": "b"}

@@ -448,3 +448,21 @@ def test_the_audit_at_any_values_of_the_types_is_exact(case: dict[str, Any]) -> 
             pair = (row[f"{name}_through"], row[f"{name}_inclusive"])
             assert pair == expected[name], (row["partition_id"], name, pair, expected[name])
         assert row["claim_status"] == expected["claim_status"], row["partition_id"]
+
+
+def test_a_hive_key_named_twice_on_a_path_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``partition_id=p1/partition_id=p0/``: the outer value won silently."""
+    path = write_logset(tmp_path / "ls", {"checkpoints": [checkpoint("p0", 1, 5)]})
+    folder = path / "receipts" / "partition_id=p1" / "partition_id=p0"
+    folder.mkdir(parents=True)
+    rows = table("receipts", [receipt("e0", 1)]).drop_columns(["partition_id"])
+    pq.write_table(rows, folder / "part.parquet")
+    code, report = validate_json(capsys, path)
+    assert code == EXIT_INVALID
+    (problem,) = report["problems"]
+    assert (problem["check"], problem["table"]) == ("hive_key_repeated", "receipts")
+    assert problem["files"] == ["receipts/partition_id=p1/partition_id=p0/part.parquet"]
+    code, _, err = run(capsys, "audit", str(path), "--out", str(tmp_path / "r"))
+    assert code == EXIT_INVALID and "hive_key_repeated" in err

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
@@ -89,13 +89,31 @@ def is_hidden(name: str) -> bool:
     return name.startswith((".", "_"))
 
 
-def _hive_values(table_root: Path, file: Path) -> dict[str, str]:
+def hive_values(folders: Sequence[str]) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The hive key values of a file under ``folders`` (its path's folders below the
+    table's), and the keys named more than once on that path (an invalid layout:
+    which of the values would hold is anyone's guess)."""
     values: dict[str, str] = {}
-    for part in file.relative_to(table_root).parts[:-1]:
+    repeated: list[str] = []
+    for part in folders:
         key, sep, value = part.partition("=")
         if sep and key:
+            if key in values and key not in repeated:
+                repeated.append(key)
             values[key] = unquote(value)
-    return values
+    return values, tuple(repeated)
+
+
+def repeated_key_problem(table: str, files: Sequence[str], keys: Sequence[str]) -> Problem:
+    """A hive key named twice on the paths of ``files``."""
+    return Problem(
+        check="hive_key_repeated",
+        table=table,
+        files=tuple(files[:3]),
+        message=f"hive key{'s' if len(keys) > 1 else ''} {', '.join(keys)} named more"
+        " than once on a file's path (e.g. partition_id=a/partition_id=b/): give each"
+        " key one folder",
+    )
 
 
 FILE, FOLDER = "file", "folder"
@@ -321,8 +339,14 @@ def discover(
             tables[name] = TableFiles(name, entry, (entry,), ({},))
             continue
         files = finder.folder_files(name, entry)
-        hive = tuple(_hive_values(entry, f) for f in files)
+        found = [hive_values(f.relative_to(entry).parts[:-1]) for f in files]
+        hive = tuple(values for values, _ in found)
         tables[name] = TableFiles(name, entry, tuple(files), hive)
+        repeats = [(f, keys) for f, (_, keys) in zip(files, found, strict=True) if keys]
+        if repeats:
+            named_twice = sorted({k for _, ks in repeats for k in ks})
+            on = [relative_name(root, f) for f, _ in repeats]
+            finder.problems.append(repeated_key_problem(name, on, named_twice))
         key_sets = {tuple(sorted(h)) for h in hive}
         if len(key_sets) > 1:
             finder.problems.append(

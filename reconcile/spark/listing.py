@@ -4,13 +4,13 @@ same layout rules."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
 from reconcile.errors import InputError
-from reconcile.logset.discover import is_hidden, relative_name
+from reconcile.logset.discover import hive_values, is_hidden, relative_name, repeated_key_problem
 from reconcile.mapping import LogMapping
 from reconcile.mapping.bind import MappedTable
 from reconcile.mapping.discover import discover_with_mapping
@@ -26,15 +26,6 @@ def is_remote(path: str) -> bool:
     """Whether a log set path is a URL (``hdfs://``, ``s3a://``, ``file://``), listed
     through Spark's file systems, rather than a local folder."""
     return len(urlparse(path).scheme) > 1
-
-
-def _hive(parts: Sequence[str]) -> dict[str, str]:
-    values: dict[str, str] = {}
-    for part in parts[:-1]:
-        key, sep, value = part.partition("=")
-        if sep and key:
-            values[key] = unquote(value)
-    return values
 
 
 def layout(root: str, relpaths: Iterable[str]) -> tuple[dict[str, SourceFile], list[Problem]]:
@@ -69,10 +60,16 @@ def layout(root: str, relpaths: Iterable[str]) -> tuple[dict[str, SourceFile], l
             )
             continue
         for chosen in forms.values():
+            repeats: list[tuple[str, tuple[str, ...]]] = []
             for name in chosen:
                 parts = name.split("/")
-                hive = _hive(parts[1:]) if len(parts) > 1 else {}
+                hive, keys = hive_values(parts[1:-1]) if len(parts) > 1 else ({}, ())
+                if keys:
+                    repeats.append((name, keys))
                 sources[name] = SourceFile(table, name, f"{root.rstrip('/')}/{name}", hive)
+            if repeats:
+                keys = tuple(sorted({k for _, ks in repeats for k in ks}))
+                problems.append(repeated_key_problem(table, [n for n, _ in repeats], keys))
     return sources, problems
 
 
