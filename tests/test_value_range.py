@@ -81,6 +81,8 @@ def int64_as_time(value: int, unit: str) -> pa.Array:
         (int64_as_time(INT64_MAX, "us"), "the int64 maximum in µs (infinity)"),
         (int64_as_time(INT64_MAX, "ns"), "the int64 maximum in ns (infinity)"),
         (int64_as_time(-(2**63) + 1, "ns"), "the int64 minimum + 1 in ns (-infinity)"),
+        (int64_as_time(-(2**63), "ns"), "the int64 minimum in ns (a value to DuckDB)"),
+        (int64_as_time(-(2**63), "ns").cast(pa.timestamp("ns")), "the same, naive"),
         (pa.array([datetime(1, 1, 1, tzinfo=UTC)], pa.timestamp("us", tz="UTC")), "year 1"),
         (
             pa.array([datetime(9999, 12, 31, tzinfo=UTC)], pa.timestamp("us")),

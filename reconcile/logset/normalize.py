@@ -103,7 +103,11 @@ def duckdb_projection(
             expression = f"CAST(NULL AS {target})"
         elif target == "TIMESTAMP_NS":
             expression = _as_time(ident, present[name], name in hive_set)
-            held = f"isfinite({expression})"
+            # a coordinate: within TIMESTAMP_NS's microseconds (not at the int64 ends
+            # of nanoseconds, which a file may hold and DuckDB reads as values)
+            held = (
+                f"{expression} BETWEEN TIMESTAMP_NS '{TIME_FIRST}' AND TIMESTAMP_NS '{TIME_LAST}'"
+            )
             if logical is Logical.TIMESTAMP:  # a row's own time, not a coordinate
                 held = (
                     f"{expression} > TIMESTAMP_NS '{DAWN}' AND {expression} < TIMESTAMP_NS '{DUSK}'"
