@@ -101,6 +101,8 @@ def check_memory_limit(value: str, given: str) -> str:
         raise UsageError(
             f"memory limit {value!r} ({given}): not a size; give e.g. 4GB, 512MB or 80%"
         )
+    if not float(re.sub(r"[^0-9.]", "", value)):
+        raise UsageError(f"memory limit {value!r} ({given}): give more than nothing")
     return value.strip()
 
 

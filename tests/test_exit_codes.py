@@ -262,6 +262,8 @@ def test_interrupted_exits_130_in_one_line(
     [
         ("--memory-limit", "lots", "memory limit 'lots'"),
         ("--memory-limit", "banana", "memory limit 'banana'"),
+        ("--memory-limit", "0MB", "memory limit '0MB'"),
+        ("--memory-limit", "0%", "memory limit '0%'"),
     ],
 )
 def test_an_engine_setting_duckdb_refuses_exits_2(
@@ -271,6 +273,13 @@ def test_an_engine_setting_duckdb_refuses_exits_2(
     assert code == EXIT_INVALID
     message = one_line(err)
     assert said in message and option in message
+
+
+def test_an_empty_log_set_path_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    """Not the working directory taken for the log set."""
+    code, text, err = run(capsys, "validate", "")
+    assert code == EXIT_INVALID and text == ""
+    assert "path is empty" in one_line(err)
 
 
 def test_a_report_folder_that_cannot_be_written_exits_2(

@@ -257,6 +257,8 @@ def logset_root(path: str | Path) -> Path:
     """A log set's folder, resolved: what table sources are bound under before
     discovery. Raises :class:`InputError` when it does not exist, is not a folder,
     or cannot be listed."""
+    if not str(path).strip():
+        raise InputError("the log set's path is empty: name its folder (e.g. . for this one)")
     root = Path(path)
     if not root.exists():
         raise InputError(f"log set {root}: no such directory")
