@@ -55,6 +55,8 @@ ROOT = HERE.parent
 
 # Receipts per size label (bench/ingest.py writes exactly this many).
 SIZES = {"1M": 1_000_000, "10M": 10_000_000, "100M": 100_000_000}
+HEADER = "# Benchmark: the audit at scale\n"
+
 # Log set variants: bench/ingest.py's options for each.
 VARIANTS = {
     "time": ["--layout", "time"],
@@ -300,9 +302,9 @@ def write_results(args: argparse.Namespace, rows: list[dict[str, object]]) -> No
         return value
 
     lines = [
-        "# Benchmark: the audit at scale",
+        f"## Run of {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
         "",
-        f"Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `uv run python bench/scale.py"
+        f"Measured by `uv run python bench/scale.py"
         f" --sizes {args.sizes} --variants {args.variants}` on {machine()}. Log sets by"
         " `bench/ingest.py` (1,000 partitions; variants: `time`, receipts in arrival"
         " order; `partition`, the same rows by partition; `snapshot`, the time layout"
@@ -350,7 +352,7 @@ def write_results(args: argparse.Namespace, rows: list[dict[str, object]]) -> No
                     (where, "growth 10 M → 100 M at most 10×", growth <= 10, f"{growth:.1f}×")
                 )
     if checks:
-        lines += ["", "## Targets (issue 20)", "", "| log set | target | met | measured |"]
+        lines += ["", "### Targets (issue 20)", "", "| log set | target | met | measured |"]
         lines += ["|---|---|---|---|"]
         lines += [
             f"| {where} | {name} | {'yes' if ok else 'NO'} | {got} |"
@@ -364,7 +366,7 @@ def write_results(args: argparse.Namespace, rows: list[dict[str, object]]) -> No
             continue
         lines += [
             "",
-            f"## Where the audit's time went: {row['size']} receipts, {row['variant']}",
+            f"### Where the audit's time went: {row['size']} receipts, {row['variant']}",
             "",
             "From `reconcile audit --profile`: seconds per step, and the slowest named"
             " queries (`reconcile/sql/`), summed over their runs.",
@@ -372,7 +374,10 @@ def write_results(args: argparse.Namespace, rows: list[dict[str, object]]) -> No
             *profile_lines(profile),
         ]
     text = "\n".join(lines) + "\n"
-    args.results.write_text(text)
+    # every run is kept: the newest first, the earlier ones below it
+    earlier = args.results.read_text() if args.results.exists() else ""
+    earlier = earlier.removeprefix(HEADER).lstrip("\n")
+    args.results.write_text(HEADER + "\n" + text + ("\n" + earlier if earlier else ""))
     print()
     print(text)
 
