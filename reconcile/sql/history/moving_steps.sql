@@ -3,8 +3,10 @@
 -- before the last event (in order) received on it so far, so it changes only when
 -- a receipt comes. One row per stretch of time it holds one value: exact, where the
 -- page's moving part gives only the lowest it can be. Receipts recorded at the same
--- instant count together (as in history/moving_receipts); only the page's own
--- partition's receipts count, as in rc_page_receipts.
+-- instant count together (a RANGE frame, as in history/moving_receipts: of peers,
+-- only the last gives a step that lasts); only the page's own partition's receipts
+-- count, as in rc_page_receipts. The last event in order is the highest position
+-- (a mutated event's sort position), which is all the block reads of it.
 WITH moving AS (
     SELECT
         scope_id,
@@ -18,39 +20,38 @@ WITH moving AS (
 ),
 arrivals AS (
     SELECT
-        r.scope_id,
-        r.partition_id,
-        r.page_id,
+        w.scope_id,
+        w.partition_id,
+        w.page_id,
+        w.discrete,
+        w.from_t AS window_from,
+        w.to_t AS window_to,
         r.recorded_at,
-        max({'p': coalesce(m.sort_pos, r.position), 'e': r.event_id}) AS last_here
+        coalesce(m.sort_pos, r.position) AS pos
     FROM receipts AS r
-    SEMI JOIN moving AS w
+    JOIN moving AS w
         ON w.scope_id = r.scope_id AND w.partition_id = r.partition_id AND w.page_id = r.page_id
     LEFT JOIN rc_mutated AS m
         ON m.pk = rc_pk(r.scope_id, r.partition_id) AND m.event_id = r.event_id
     WHERE r.recorded_at <= rc_as_of()
-    GROUP BY r.scope_id, r.partition_id, r.page_id, r.recorded_at
 ),
 running AS (
     SELECT
-        scope_id,
-        partition_id,
-        page_id,
-        recorded_at,
-        max(last_here) OVER w AS last_event,
-        lead(recorded_at) OVER w AS next_at
+        *,
+        max(pos) OVER (
+            PARTITION BY scope_id, partition_id, page_id ORDER BY recorded_at
+            RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        ) AS last_pos,
+        lead(recorded_at) OVER (
+            PARTITION BY scope_id, partition_id, page_id ORDER BY recorded_at
+        ) AS next_at
     FROM arrivals
-    WINDOW w AS (
-        PARTITION BY scope_id, partition_id, page_id ORDER BY recorded_at
-        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-    )
 )
 SELECT
-    w.scope_id,
-    w.partition_id,
-    greatest(r.recorded_at, w.from_t) AS from_t,
-    least(coalesce(r.next_at, rc_dusk()), w.to_t) AS to_t,
-    rc_before(r.last_event.p, w.discrete) AS cert
-FROM running AS r
-JOIN moving AS w USING (scope_id, partition_id, page_id)
-WHERE greatest(r.recorded_at, w.from_t) < least(coalesce(r.next_at, rc_dusk()), w.to_t)
+    scope_id,
+    partition_id,
+    greatest(recorded_at, window_from) AS from_t,
+    least(coalesce(next_at, rc_dusk()), window_to) AS to_t,
+    rc_before(last_pos, discrete) AS cert
+FROM running
+WHERE greatest(recorded_at, window_from) < least(coalesce(next_at, rc_dusk()), window_to)
