@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 
 from reconcile import validate_logset
 from reconcile.api import open_logset
-from reconcile_schemas import table_schema
+from reconcile_schemas import pandera_schema
 
 
 def main() -> None:
@@ -34,14 +34,14 @@ def main() -> None:
         os.environ["PANDERA_VALIDATION_DEPTH"] = "SCHEMA_AND_DATA"
         with open_logset(logset, validate=False) as opened:
             frame = opened.lazyframe(table).drop("__file", "__row")
-            schema = table_schema(table, opened.coordinate)
+            schema = pandera_schema(table, opened.coordinate)
         try:
             schema.validate(frame, lazy=True).collect()
             print("problems: 0")
         except pa.errors.SchemaErrors as errors:
             print(f"problems: {errors.failure_cases.height}")
     elif engine == "pandera-batches":
-        schema = table_schema(table)
+        schema = pandera_schema(table)
         failures = 0
         source = pq.ParquetFile(f"{logset}/{table}.parquet")
         for batch in source.iter_batches(batch_size=1_000_000):

@@ -47,21 +47,22 @@ __all__ = [
     "watermarks",
 ]
 
-__getattr__ = exports(
-    __name__,
-    {
-        "Analysis": "reconcile.engine.analysis",
-        "EngineConfig": "reconcile.config",
-        "InputError": "reconcile.errors",
-        "InternalError": "reconcile.errors",
-        "InvalidLogSet": "reconcile.errors",
-        "LogSet": "reconcile.logset.load",
-        "ReconcileError": "reconcile.errors",
-        "ResourceError": "reconcile.errors",
-        "UsageError": "reconcile.errors",
-        "ValidationReport": "reconcile.validate.report",
-        "open_logset": "reconcile.api",
-        "validate_logset": "reconcile.validate",
-        "watermarks": "reconcile.engine.analysis",
-    },
-)
+if not TYPE_CHECKING:  # mypy checks the names above, not a __getattr__
+    __getattr__ = exports(
+        __name__,
+        {
+            "Analysis": "reconcile.engine.analysis",
+            "EngineConfig": "reconcile.config",
+            "InputError": "reconcile.errors",
+            "InternalError": "reconcile.errors",
+            "InvalidLogSet": "reconcile.errors",
+            "LogSet": "reconcile.logset.load",
+            "ReconcileError": "reconcile.errors",
+            "ResourceError": "reconcile.errors",
+            "UsageError": "reconcile.errors",
+            "ValidationReport": "reconcile.validate.report",
+            "open_logset": "reconcile.api",
+            "validate_logset": "reconcile.validate",
+            "watermarks": "reconcile.engine.analysis",
+        },
+    )

@@ -126,7 +126,11 @@ def _on_spark(args: argparse.Namespace, command: str, **extra: Any) -> Any:
         as_of=getattr(args, "as_of", None),
         stall_minutes=getattr(args, "stall_threshold", AuditSettings().stall_minutes),
         max_examples=getattr(args, "max_examples", DEFAULT_EXAMPLES),
-        memory_limit=args.memory_limit,
+        memory_limit=(
+            None
+            if args.memory_limit is None
+            else check_memory_limit(args.memory_limit, "--memory-limit")
+        ),
         threads=args.threads,
     )
     engine = _spark(args)
@@ -423,6 +427,8 @@ def run(args: argparse.Namespace, caught: Caught) -> int:
     clock = StepClock()
     try:
         if args.command in ("validate", "watermarks", "frontier", "audit"):
+            if not str(args.logset).strip():
+                raise InputError("the log set's path is empty: name its folder (. for this one)")
             _check_places(args)
         if args.command == "validate":
             return _validate(args)

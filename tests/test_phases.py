@@ -154,7 +154,7 @@ def _concat(parts: list[dict[str, pa.Table]]) -> dict[str, pa.Table]:
 
 
 def _phased(source: Path, work: Path, buckets: int) -> AuditResult:
-    """The audit put together from its five phases (reconcile.audit.phases), each
+    """The audit put together from its three phases (reconcile.audit.phases), each
     partition's phases on a bucket's rows alone, the scope's without the receipts."""
     settings = AuditSettings()
     with open_logset(source) as logset:

@@ -137,8 +137,8 @@ def test_bundled_log_sets_audit_the_same(spark: SparkSession, name: str) -> None
     }
     assert not ran & partition_phase
     assert "watermarks/scopes" in ran  # rc_scopes: per scope
-    # and no query of theirs read receipts: the buckets' tasks evaluated the points,
-    # ran the partition rules and drew the timelines
+    # and no query of theirs read receipts: the buckets' tasks stepped the pages'
+    # blocks, ran the partition rules and drew the timelines
     assert "audit/published_regressed" in ran or "audit/stalled_partition" in ran
     assert not ran & {
         "history/moving_receipts",

@@ -18,11 +18,12 @@ if TYPE_CHECKING:
 
 __all__ = ["Analysis", "AuditSettings", "watermarks"]
 
-__getattr__ = exports(
-    __name__,
-    {
-        "Analysis": "reconcile.engine.analysis",
-        "watermarks": "reconcile.engine.analysis",
-        "AuditSettings": "reconcile.engine.settings",
-    },
-)
+if not TYPE_CHECKING:  # mypy checks the names above, not a __getattr__
+    __getattr__ = exports(
+        __name__,
+        {
+            "Analysis": "reconcile.engine.analysis",
+            "watermarks": "reconcile.engine.analysis",
+            "AuditSettings": "reconcile.engine.settings",
+        },
+    )

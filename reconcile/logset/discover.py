@@ -258,7 +258,7 @@ def logset_root(path: str | Path) -> Path:
     discovery. Raises :class:`InputError` when it does not exist, is not a folder,
     or cannot be listed."""
     if not str(path).strip():
-        raise InputError("the log set's path is empty: name its folder (e.g. . for this one)")
+        raise InputError("the log set's path is empty: name its folder (. for this one)")
     root = Path(path)
     if not root.exists():
         raise InputError(f"log set {root}: no such directory")

@@ -32,7 +32,7 @@ def _files(problem: Problem) -> str:
 def _problem(number: int, problem: Problem) -> list[str]:
     head = [problem.table or "log set"]
     if problem.column and problem.source:
-        head.append(f"column {problem.column} (mapped from {problem.source})")
+        head.append(f"column {problem.column} (mapped from {inline(problem.source)})")
     elif problem.column:
         head.append(f"column {problem.column}")
     head.append(f"check {problem.check}")

@@ -18,13 +18,14 @@ if TYPE_CHECKING:
 
 __all__ = ["FAULTS", "SimOptions", "SimulationError", "SimulationResult", "simulate"]
 
-__getattr__ = exports(
-    __name__,
-    {
-        "FAULTS": "reconcile.simulate.options",
-        "SimOptions": "reconcile.simulate.options",
-        "SimulationError": "reconcile.simulate.faults",
-        "SimulationResult": "reconcile.simulate.write",
-        "simulate": "reconcile.simulate.write",
-    },
-)
+if not TYPE_CHECKING:  # mypy checks the names above, not a __getattr__
+    __getattr__ = exports(
+        __name__,
+        {
+            "FAULTS": "reconcile.simulate.options",
+            "SimOptions": "reconcile.simulate.options",
+            "SimulationError": "reconcile.simulate.faults",
+            "SimulationResult": "reconcile.simulate.write",
+            "simulate": "reconcile.simulate.write",
+        },
+    )
