@@ -67,6 +67,7 @@ MOVING_STEPS = Step(
         "scope_id VARCHAR, partition_id VARCHAR, from_t TIMESTAMP_NS, to_t TIMESTAMP_NS, cert CERT",
         "the block of each page being handled, one row per stretch of time it holds one"
         " value, between the page's first receipt and its last (§4.7)",
+        transient=True,
     ),
     reads=("receipts", "rc_mutated", "rc_page_windows"),
 )
