@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -180,6 +181,22 @@ def _parts(entry: Path) -> Iterator[Path]:
             yield path
 
 
+def _read_as_its_source(part: Path, source: Path) -> int | None:
+    """The rows of a file pyarrow refuses (a page header it finds inconsistent) where
+    DuckDB reads it as exactly the bundled file it was made from: nothing can then be
+    audited wrong from it. None otherwise: the file counts as unreadable."""
+    if not source.is_file():
+        return None
+    query = "SELECT * FROM read_parquet($path) ORDER BY ALL"
+    try:
+        with duckdb.connect() as con:
+            got = con.execute(query, {"path": str(part)}).fetchall()
+            want = con.execute(query, {"path": str(source)}).fetchall()
+    except duckdb.Error:
+        return None
+    return len(got) if got == want else None
+
+
 def rows_held(logs: Path) -> dict[str, int | None]:
     """Each table present under its contract name, with the rows its files hold (None
     when a file of it cannot be read)."""
@@ -197,6 +214,8 @@ def rows_held(logs: Path) -> dict[str, int | None]:
                 try:
                     count = pq.read_table(part).num_rows
                 except (OSError, pa.ArrowException, ValueError):
+                    count = _read_as_its_source(part, SOURCE / part.relative_to(logs))
+                if count is None:
                     total = None
                     continue
                 total = None if total is None else total + count
@@ -255,6 +274,13 @@ def test_a_footer_pyarrow_reads_and_duckdb_does_not_is_a_problem_of_that_file() 
     """Found by the fuzz below: bytes flipped in snapshot_bounds' footer, which pyarrow
     still read and DuckDB could not bind, ended the audit with exit 3."""
     check([("flip_bytes", "snapshot_bounds", 624441)])
+
+
+def test_a_page_header_pyarrow_refuses_and_duckdb_reads_exactly_is_audited() -> None:
+    """Found by the fuzz below: a bit flipped in a page header of snapshot_bounds,
+    which pyarrow refuses and DuckDB reads as exactly the original rows: the audit
+    is then right, and the oracle checks the rows are the original's."""
+    check([("flip_bytes", "snapshot_bounds", 206)])
 
 
 @pytest.mark.slow
