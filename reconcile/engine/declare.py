@@ -20,6 +20,9 @@ Kinds of step:
 * :class:`Guard`: a check that must hold before anything reads a table (a failure is
   the engine's fault, never the input's).
 
+A step may call a :class:`Lookup`: a function built from a working table it reads,
+for a search SQL has no cheap operator for (:mod:`reconcile.engine.lookups`).
+
 Column types are DuckDB's, spelled as ``DESCRIBE`` spells them, in which the names of
 the shared encodings (:mod:`reconcile.engine.encodings`: ``COORD``, ``CERT``,
 ``BLOCK``, ...) stand for their definitions.
@@ -90,6 +93,22 @@ def table(name: str, columns: str, doc: str, *, transient: bool = False, order: 
 
 
 @dataclass(frozen=True)
+class Lookup:
+    """A function a query calls that looks values up in a working table, built from
+    that table's rows before the query runs and dropped after it
+    (:mod:`reconcile.engine.lookups` holds how each is built).
+
+    ``function``: the name the query calls it by; ``table``: the working table it is
+    built from (the step must read it); ``args`` and ``returns``: its DuckDB types.
+    """
+
+    function: str
+    table: str
+    args: tuple[str, ...]
+    returns: str
+
+
+@dataclass(frozen=True)
 class Step:
     """A named query run into the table it produces.
 
@@ -101,7 +120,8 @@ class Step:
     name. ``needs``: contract tables without which the step does not apply: its
     product is then empty. ``when``: (contract table, present) for a step that is one
     of two alternatives producing the same table. ``view``: a view, not a table
-    (cheap to state, read once).
+    (cheap to state, read once). ``lookups``: the functions built from tables it
+    reads that its query calls.
     """
 
     query: str
@@ -113,6 +133,15 @@ class Step:
     needs: tuple[str, ...] = ()
     when: tuple[str, bool] | None = None
     view: bool = False
+    lookups: tuple[Lookup, ...] = ()
+
+    def __post_init__(self) -> None:
+        for lookup in self.lookups:
+            if lookup.table not in self.reads:
+                raise ValueError(
+                    f"{self.query}: its lookup {lookup.function} is built from"
+                    f" {lookup.table}, which the step does not read"
+                )
 
     @property
     def name(self) -> str:

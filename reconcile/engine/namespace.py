@@ -13,23 +13,29 @@ for the error that names the step and query that failed).
 
 from __future__ import annotations
 
+import itertools
 import time
 import weakref
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from typing import Any
 
 import duckdb
 import pyarrow as pa
+from duckdb.func import FunctionNullHandling, PythonUDFType
 
 from reconcile.db import quote_identifier
-from reconcile.engine.declare import Guard, Step, Table, Union
+from reconcile.engine.declare import Guard, Lookup, Step, Table, Union
 from reconcile.engine.encodings import resolve
+from reconcile.engine.lookups import BUILDERS
 from reconcile.errors import InternalError, UsageError, classify_engine_error, first_line
 from reconcile.logset.normalize import DAWN, DUSK
 from reconcile.sql import load, parameters
 from reconcile_schemas import CoordinateType
+
+# Lookup functions are the database's, not a cursor's: each gets a name of its own.
+_SERIAL = itertools.count(1)
 
 
 def _as_text(value: Any) -> str:
@@ -183,11 +189,53 @@ class Namespace:
         if append:
             into = f"INSERT INTO {name}"
         elif step.view:
+            if step.lookups:
+                raise InternalError("a view cannot call a lookup", step=step.name)
             self.drop(step.name)
             into = f"CREATE TEMP VIEW {name} AS"
         else:
             into = f"CREATE OR REPLACE TEMP TABLE {name} AS"
-        self.execute(step.name, step.query, f"{into}\n{sql}", params)
+        with self.lookups(step):
+            self.execute(step.name, step.query, f"{into}\n{sql}", params)
+
+    @contextmanager
+    def lookups(self, step: Step) -> Iterator[None]:
+        """Within: ``step``'s lookups, built from their tables as they are now,
+        callable by their names in this namespace alone; dropped after."""
+        installed: list[tuple[Lookup, str]] = []
+        try:
+            for lookup in step.lookups:
+                with self.timed(f"(lookup {lookup.function})"):
+                    try:
+                        kernel = BUILDERS[lookup.function](self.cursor, lookup.table)
+                    except duckdb.Error as error:
+                        raise engine_failure(error, step=step.name, query="(lookup)") from error
+                    function = f"{lookup.function}_{next(_SERIAL)}"
+                    self.cursor.create_function(
+                        function,
+                        kernel,
+                        list(lookup.args),
+                        lookup.returns,
+                        type=PythonUDFType.ARROW,
+                        null_handling=FunctionNullHandling.SPECIAL,
+                        side_effects=False,
+                    )
+                    installed.append((lookup, function))
+                    arguments = ", ".join(f"a{i}" for i in range(len(lookup.args)))
+                    self.run(
+                        step.name,
+                        "(lookup)",
+                        f"CREATE OR REPLACE TEMP MACRO {lookup.function}({arguments})"
+                        f" AS {function}({arguments})",
+                    )
+            yield
+        finally:
+            # best effort: after an interruption the cursor may refuse; a stale macro
+            # is replaced by the next install, and names are never reused
+            for lookup, function in installed:
+                with suppress(duckdb.Error):
+                    self.con.execute(f"DROP MACRO IF EXISTS {lookup.function}")
+                    self.con.remove_function(function)
 
     def create_empty(self, table: Table) -> None:
         """``table`` with its declared columns and no row (a step that does not apply)."""

@@ -20,7 +20,7 @@ certificates, never instants × partitions:
 
 from __future__ import annotations
 
-from reconcile.engine.declare import Producer, Step, Table, Union, table
+from reconcile.engine.declare import Lookup, Producer, Step, Table, Union, table
 
 EPOCHS = Step(
     "frontier/epochs",
@@ -255,6 +255,15 @@ CLAIMED: tuple[Producer, ...] = (
     _history_rows("claimed"),
 )
 
+# A time's instant number (the first instant at or after it), by a search in the
+# instants' times: the proven segments are about as many as the receipts.
+INSTANT_NO = Lookup(
+    "rc_instant_no",
+    table="rc_instants",
+    args=("BIGINT", "BIGINT", "TIMESTAMP_NS"),
+    returns="BIGINT",
+)
+
 # The proven basis.
 PROVEN_SEGMENTS = Step(
     "frontier/proven_segments",
@@ -274,6 +283,7 @@ PROVEN_SEGMENTS = Step(
         "rc_moving_steps",
         "rc_provider_steps",
     ),
+    lookups=(INSTANT_NO,),
 )
 
 PROVEN_MIN = segment_tree_minimum(

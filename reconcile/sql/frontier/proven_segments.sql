@@ -4,22 +4,16 @@
 -- after their last, and in between step by step, rc_moving_steps), with a null
 -- value where a partition has no provider certificate (so no proven one). A step
 -- that holds between two instants, not at one, covers no instant and is left out.
+-- A time becomes an instant number by rc_instant_no (the first instant at or after
+-- it; n, past the scope's last, when none is): a search in the instants' times.
 WITH n AS (
     SELECT scope_id, min(idx) AS first, max(idx) + 1 AS n FROM rc_instants GROUP BY scope_id
 ),
-at_or_after AS (
-    -- an instant of time as an instant number: the first instant at or after it
-    SELECT scope_id, t, idx FROM rc_instants
-),
-provider AS (
-    SELECT ps.scope_id, ps.partition_id, ps.from_t, ps.cert
-    FROM rc_provider_steps AS ps
-),
 provider_idx AS (
-    SELECT p.scope_id, p.partition_id, coalesce(i.idx, n.n) AS lo, p.cert
-    FROM provider AS p
+    SELECT p.scope_id, p.partition_id,
+           coalesce(rc_instant_no(n.first, n.n, p.from_t), n.n) AS lo, p.cert
+    FROM rc_provider_steps AS p
     JOIN n USING (scope_id)
-    ASOF LEFT JOIN at_or_after AS i ON i.scope_id = p.scope_id AND i.t >= p.from_t
 ),
 provider_segments AS (
     SELECT scope_id, partition_id, lo,
@@ -60,12 +54,12 @@ blockers AS (
     FROM rc_moving_steps
 ),
 blocker_idx AS (
-    SELECT b.scope_id, b.partition_id, coalesce(i.idx, n.n) AS lo, coalesce(j.idx, n.n) AS hi,
+    SELECT b.scope_id, b.partition_id,
+           coalesce(rc_instant_no(n.first, n.n, b.from_t), n.n) AS lo,
+           coalesce(rc_instant_no(n.first, n.n, b.to_t), n.n) AS hi,
            b.cert AS v, b.part
     FROM blockers AS b
     JOIN n USING (scope_id)
-    ASOF LEFT JOIN at_or_after AS i ON i.scope_id = b.scope_id AND i.t >= b.from_t
-    ASOF LEFT JOIN at_or_after AS j ON j.scope_id = b.scope_id AND j.t >= b.to_t
 ),
 segments AS (
     SELECT * FROM provider_segments

@@ -1,0 +1,161 @@
+"""Lookups (reconcile.engine.lookups): functions a query calls, built from a working
+table. ``rc_instant_no`` gives a time its instant number, the first instant at or
+after it in its scope: checked against a plain search, and against the ASOF join it
+replaces, on drawn instants and times."""
+
+from __future__ import annotations
+
+import bisect
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reconcile import open_logset
+from reconcile.engine import Analysis
+from reconcile.engine.declare import Lookup, Step, table
+from reconcile.engine.namespace import Namespace
+from reconcile.engine.steps.frontier import INSTANT_NO
+from reconcile.errors import InternalError
+from reconcile_schemas import CoordinateType
+from tests.conftest import examples
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+BASE = datetime(2026, 1, 1)
+
+# scope -> instants as offsets in seconds (the table keeps them distinct per scope)
+instants = st.dictionaries(
+    st.sampled_from(["a", "b", "c"]),
+    st.sets(st.integers(0, 40), max_size=12),
+    min_size=1,
+)
+times = st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.none() | st.integers(-2, 45)))
+
+
+def _reference(by_scope: dict[str, set[int]], scope: str, t: int | None) -> int | None:
+    """The number of the first instant at or after ``t`` among the scope's,
+    instants numbered scope by scope in time order; past the scope's last when none;
+    None for a null time or a scope without instants."""
+    numbered = [(s, x) for s in sorted(by_scope) for x in sorted(by_scope[s])]
+    own = [i for i, (s, _) in enumerate(numbered) if s == scope]
+    if t is None or not own:
+        return None
+    offsets = [numbered[i][1] for i in own]
+    return own[0] + bisect.bisect_left(offsets, t)
+
+
+def _namespace(by_scope: dict[str, set[int]], asked: list[tuple[str, int | None]]) -> Namespace:
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    ns = Namespace(con, CoordinateType.INT64)
+    rows = [(s, BASE + timedelta(seconds=x)) for s in by_scope for x in by_scope[s]]
+    ns.cursor.execute("CREATE TEMP TABLE raw (scope_id VARCHAR, t TIMESTAMP_NS)")
+    if rows:
+        ns.cursor.executemany("INSERT INTO raw VALUES (?, ?)", rows)
+    ns.cursor.execute(
+        "CREATE TEMP TABLE rc_instants AS SELECT scope_id, t,"
+        " row_number() OVER (ORDER BY scope_id, t) - 1 AS idx FROM raw"
+    )
+    ns.cursor.execute("CREATE TEMP TABLE asked (k INTEGER, scope_id VARCHAR, t TIMESTAMP_NS)")
+    values = [
+        (k, s, None if x is None else BASE + timedelta(seconds=x)) for k, (s, x) in enumerate(asked)
+    ]
+    if values:
+        ns.cursor.executemany("INSERT INTO asked VALUES (?, ?, ?)", values)
+    return ns
+
+
+STEP = Step(
+    "test/instant_no",
+    table("rc_test", "k INTEGER, idx BIGINT", "each asked time's instant number"),
+    reads=("rc_instants",),
+    lookups=(INSTANT_NO,),
+)
+
+ASKED = """
+WITH n AS (
+    SELECT scope_id, min(idx) AS first, max(idx) + 1 AS n FROM rc_instants GROUP BY scope_id
+)
+SELECT a.k, rc_instant_no(n.first, n.n, a.t) AS idx
+FROM asked AS a LEFT JOIN n USING (scope_id)
+ORDER BY a.k
+"""
+
+ASOF = """
+WITH n AS (
+    SELECT scope_id, min(idx) AS first, max(idx) + 1 AS n FROM rc_instants GROUP BY scope_id
+)
+SELECT a.k, CASE WHEN a.t IS NOT NULL THEN coalesce(i.idx, n.n) END AS idx
+FROM asked AS a
+JOIN n USING (scope_id)
+ASOF LEFT JOIN rc_instants AS i ON i.scope_id = a.scope_id AND i.t >= a.t
+ORDER BY a.k
+"""
+
+
+def _asked(ns: Namespace, sql: str) -> list[tuple[int, int | None]]:
+    with ns.lookups(STEP):
+        return [(int(k), idx) for k, idx in ns.cursor.execute(sql).fetchall()]
+
+
+@given(instants, times)
+@settings(max_examples=examples(200), deadline=None)
+def test_instant_no_is_the_first_instant_at_or_after_a_time(
+    by_scope: dict[str, set[int]], asked: list[tuple[str, int | None]]
+) -> None:
+    ns = _namespace(by_scope, asked)
+    got = _asked(ns, ASKED)
+    assert got == [(k, _reference(by_scope, s, x)) for k, (s, x) in enumerate(asked)]
+    # where the scope has instants, it is what the ASOF join it replaces gives
+    with_instants = [(k, idx) for k, idx in got if by_scope.get(asked[k][0])]
+    assert with_instants == _asked(ns, ASOF)
+
+
+def test_a_lookup_is_gone_after_its_step() -> None:
+    ns = _namespace({"a": {1, 5, 9}}, [("a", 4)])
+    assert _asked(ns, ASKED) == [(0, 1)]
+    functions = ns.cursor.execute(
+        "SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE 'rc_instant_no%'"
+    ).fetchall()
+    assert functions == [(0,)]
+    with pytest.raises(duckdb.Error, match="rc_instant_no"):
+        ns.cursor.execute(ASKED)
+
+
+def _segments(analysis: Analysis) -> pl.DataFrame:
+    frame = analysis.read("rc_proven_segments").with_columns(pl.col("v").struct.unnest())
+    return frame.drop("v").sort(frame.drop("v").columns, nulls_last=True)
+
+
+def test_two_analyses_build_their_own_lookup() -> None:
+    """Each analysis' instants are its own T's: the proven frontier of two analyses
+    run side by side (each building rc_instant_no from its own rc_instants)."""
+    with open_logset(DATA / "faults") as logset:
+        early = Analysis(logset, "2026-01-01T00:10:00")
+        late = Analysis(logset)
+        first = _segments(early)
+        second = _segments(late)
+    with open_logset(DATA / "faults") as logset, Analysis(logset, "2026-01-01T00:10:00") as a:
+        assert _segments(a).equals(first)
+    assert not first.equals(second)
+
+
+def test_a_lookup_built_from_a_table_the_step_does_not_read_is_refused() -> None:
+    lookup = Lookup("rc_instant_no", "rc_instants", ("BIGINT",), "BIGINT")
+    with pytest.raises(ValueError, match="does not read"):
+        Step("x/y", table("rc_y", "a BIGINT", "y"), reads=("rc_other",), lookups=(lookup,))
+
+
+def test_instants_misnumbered_are_the_engine_s_fault() -> None:
+    con = duckdb.connect()
+    ns = Namespace(con, CoordinateType.INT64)
+    ns.cursor.execute(
+        "CREATE TEMP TABLE rc_instants AS SELECT 'a' AS scope_id,"
+        " TIMESTAMP_NS '2026-01-01' AS t, 3 AS idx"
+    )
+    with pytest.raises(InternalError, match="not 0, 1, 2"), ns.lookups(STEP):
+        pass
