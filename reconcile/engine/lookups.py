@@ -39,25 +39,31 @@ def instant_numbers(cursor: duckdb.DuckDBPyConnection, table: str) -> Kernel:
     if len(numbers) and not np.array_equal(numbers, np.arange(len(numbers))):
         raise InternalError(f"{table}: instant numbers are not 0, 1, 2, ...", step=table)
 
+    def search(first: int, end: int, values: np.ndarray) -> np.ndarray:
+        if not 0 <= first <= end <= len(times):
+            raise InternalError(f"{table}: no instants numbered {first} to {end - 1}", step=table)
+        return first + np.searchsorted(times[first:end], values, side="left")
+
     def lookup(first: pa.Array, end: pa.Array, t: pa.Array) -> pa.Array:
-        firsts = np.asarray(pc.fill_null(first, 0).to_numpy(zero_copy_only=False), np.int64)
-        ends = np.asarray(pc.fill_null(end, 0).to_numpy(zero_copy_only=False), np.int64)
+        if not len(t):
+            return pa.array([], type=pa.int64())
+        nulls = first.null_count + end.null_count + t.null_count
+        lowest, highest = pc.min_max(first).values()
+        if not nulls and lowest == highest:
+            # a chunk of one scope's rows, none null: the common case, one search
+            start = lowest.as_py()
+            values = t.cast(pa.int64()).to_numpy()
+            return pa.array(search(start, pc.max(end).as_py(), values), type=pa.int64())
+        firsts = pc.fill_null(first, 0).to_numpy(zero_copy_only=False)
+        ends = pc.fill_null(end, 0).to_numpy(zero_copy_only=False)
         values = pc.fill_null(t.cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
-        found = np.empty(len(values), dtype=np.int64)
-        # a chunk's rows are of a few scopes (one, mostly): a search per scope
-        for scope_first in np.unique(firsts):
-            rows = firsts == scope_first
-            scope_end = int(ends[rows].max())
-            if not 0 <= scope_first <= scope_end <= len(times):
-                raise InternalError(
-                    f"{table}: no instants numbered {scope_first} to {scope_end - 1}",
-                    step=table,
-                )
-            found[rows] = scope_first + np.searchsorted(
-                times[scope_first:scope_end], values[rows], side="left"
-            )
+        found = np.zeros(len(values), dtype=np.int64)
         missing = pc.or_(pc.or_(pc.is_null(first), pc.is_null(end)), pc.is_null(t))
-        return pa.array(found, type=pa.int64(), mask=missing.to_numpy(zero_copy_only=False))
+        present = ~missing.to_numpy(zero_copy_only=False)
+        for scope_first in np.unique(firsts[present]):
+            rows = present & (firsts == scope_first)
+            found[rows] = search(int(scope_first), int(ends[rows].max()), values[rows])
+        return pa.array(found, type=pa.int64(), mask=~present)
 
     return lookup
 

@@ -11,15 +11,30 @@ WITH hist AS (
 nexts AS (
     SELECT *, lead(t) OVER (PARTITION BY scope_id ORDER BY k) AS next_t FROM hist
 ),
+spans AS (
+    -- each value the frontier took, and the instants it was it between: the claims
+    -- that can hold it are of that value, over those instants
+    SELECT scope_id, frontier, min(idx) AS first, max(idx) AS last
+    FROM hist WHERE frontier IS NOT NULL GROUP BY scope_id, frontier
+),
+holding AS (
+    SELECT s.scope_id, s.partition_id, s.v, s.lo, s.hi,
+           -- one number per partition and claim: the islands' window partitions by it
+           dense_rank() OVER (ORDER BY s.scope_id, s.partition_id, s.v) AS holder
+    FROM rc_claim_segments AS s
+    JOIN spans AS f
+        ON f.scope_id = s.scope_id AND f.frontier = s.v AND s.lo <= f.last AND f.first < s.hi
+    WHERE NOT s.unknown AND NOT s.incomparable
+),
 limiting AS (
-    SELECT h.scope_id, s.partition_id, s.v, h.k, h.t, h.next_t
+    SELECT h.scope_id, s.partition_id, s.v, s.holder, h.k, h.t, h.next_t
     FROM nexts AS h
-    JOIN rc_claim_segments AS s
+    JOIN holding AS s
         ON s.scope_id = h.scope_id AND s.v = h.frontier AND s.lo <= h.idx AND h.idx < s.hi
-    WHERE h.frontier IS NOT NULL AND NOT s.unknown AND NOT s.incomparable
+    WHERE h.frontier IS NOT NULL
 ),
 islands AS (
-    SELECT *, k - row_number() OVER (PARTITION BY scope_id, partition_id, v ORDER BY k) AS island
+    SELECT *, k - row_number() OVER (PARTITION BY holder ORDER BY k) AS island
     FROM limiting
 ),
 stays AS (

@@ -14,7 +14,9 @@ WITH moving AS (
         page_id,
         discrete,
         greatest(first_own_at, fetched_at) AS from_t,
-        least(last_own_at, end_t) AS to_t
+        least(last_own_at, end_t) AS to_t,
+        -- a number per page: the window partitions by one integer, not three strings
+        row_number() OVER () AS page_no
     FROM rc_page_windows
     WHERE first_own_at IS NOT NULL AND greatest(first_own_at, fetched_at) < least(last_own_at, end_t)
 ),
@@ -22,7 +24,7 @@ arrivals AS (
     SELECT
         w.scope_id,
         w.partition_id,
-        w.page_id,
+        w.page_no,
         w.discrete,
         w.from_t AS window_from,
         w.to_t AS window_to,
@@ -39,11 +41,11 @@ running AS (
     SELECT
         *,
         max(pos) OVER (
-            PARTITION BY scope_id, partition_id, page_id ORDER BY recorded_at
+            PARTITION BY page_no ORDER BY recorded_at
             RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         ) AS last_pos,
         lead(recorded_at) OVER (
-            PARTITION BY scope_id, partition_id, page_id ORDER BY recorded_at
+            PARTITION BY page_no ORDER BY recorded_at
         ) AS next_at
     FROM arrivals
 )
