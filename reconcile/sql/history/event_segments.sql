@@ -29,16 +29,23 @@ WITH ev AS (
       )
 ),
 breaks AS (
-    SELECT
-        ev.*,
-        unnest(list_distinct(list_filter(
-            [CASE WHEN in_snapshot AND always_visible THEN rc_dawn() END,
-             CASE WHEN in_snapshot THEN visible_at END,
-             first_at, durable_at, failed_at, ineligible_at, stable_at]
-            || coalesce([s.seen_at FOR s IN sightings], []),
-            lambda x: x IS NOT NULL
-        ))) AS b
-    FROM ev
+    -- the instants its state may change at, in order: one row each, with the next
+    SELECT *, bs[j] AS b, bs[j + 1] AS next_b
+    FROM (
+        SELECT *, unnest(range(1, len(bs) + 1)) AS j
+        FROM (
+            SELECT
+                ev.*,
+                list_sort(list_distinct(list_filter(
+                    [CASE WHEN in_snapshot AND always_visible THEN rc_dawn() END,
+                     CASE WHEN in_snapshot THEN visible_at END,
+                     first_at, durable_at, failed_at, ineligible_at, stable_at]
+                    || coalesce([s.seen_at FOR s IN sightings], []),
+                    lambda x: x IS NOT NULL
+                ))) AS bs
+            FROM ev
+        )
+    )
 ),
 state AS (
     SELECT
@@ -59,7 +66,7 @@ blocking AS (
         partition_id,
         event_id,
         b AS from_t,
-        lead(b) OVER (PARTITION BY scope_id, partition_id, event_id ORDER BY b) AS to_t,
+        next_b AS to_t,
         (in_snap OR coalesce(receipted, false)) AND NOT (
             NOT mutated_then AND (
                 durable_then
