@@ -28,12 +28,18 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 BASE = datetime(2026, 1, 1)
 
 # scope -> instants as offsets in seconds (the table keeps them distinct per scope)
+# about 348 years before BASE, as the engine's dawn sentinel is: a time that far
+# from the others overflows their difference in int64 nanoseconds
+FAR = -10_980_000_000
+offsets = st.integers(0, 40) | st.just(FAR)
 instants = st.dictionaries(
     st.sampled_from(["a", "b", "c"]),
-    st.sets(st.integers(0, 40), max_size=12),
+    st.sets(offsets, max_size=12),
     min_size=1,
 )
-times = st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.none() | st.integers(-2, 45)))
+times = st.lists(
+    st.tuples(st.sampled_from(["a", "b", "c"]), st.none() | st.integers(-2, 45) | st.just(FAR))
+)
 
 
 def _reference(by_scope: dict[str, set[int]], scope: str, t: int | None) -> int | None:
@@ -159,3 +165,12 @@ def test_instants_misnumbered_are_the_engine_s_fault() -> None:
     )
     with pytest.raises(InternalError, match="not 0, 1, 2"), ns.lookups(STEP):
         pass
+
+
+def test_a_range_that_is_not_one_run_is_the_engine_s_fault() -> None:
+    """Asked for the first instant of a range spanning two scopes, the search would
+    answer from the wrong scope: refused."""
+    ns = _namespace({"a": {1, 5}, "b": {2, 7}}, [("a", 3), ("b", 3)])
+    # raised inside the query: DuckDB's error carries it (the engine's step names it)
+    with pytest.raises(duckdb.Error, match="not one run"):
+        _asked(ns, "SELECT k, rc_instant_no(0, 4, t) FROM asked ORDER BY k")

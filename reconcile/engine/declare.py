@@ -99,13 +99,16 @@ class Lookup:
     (:mod:`reconcile.engine.lookups` holds how each is built).
 
     ``function``: the name the query calls it by; ``table``: the working table it is
-    built from (the step must read it); ``args`` and ``returns``: its DuckDB types.
+    built from (the step must read it); ``args`` and ``returns``: its DuckDB types;
+    ``groups``: the table's columns whose values split its rows into the runs it
+    searches in.
     """
 
     function: str
     table: str
     args: tuple[str, ...]
     returns: str
+    groups: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -2,13 +2,20 @@
 over Arrow arrays, made from a working table's rows, that DuckDB calls a chunk of
 rows at a time.
 
-A lookup is for a search SQL has no cheap operator for. The one there is,
-``rc_instant_no``, gives a time its instant number (the first instant at or after
-it): an ``ASOF`` join does that by sorting every row it is given (about 4.5 s per
-10 M rows on two cores), a binary search in the instants' sorted times does it in
-a small fraction of that (bench/RESULTS.md). The instants are a small table (one
-row per won checkpoint write and epoch); the rows searched are many (one per step
-of every partition's history).
+A lookup is for a search SQL has no cheap operator for. Both there are give a time
+the number of the first row at or after it in a numbered, time-ordered table:
+
+* ``rc_instant_no``, in the instants of the frontier's history (``rc_instants``,
+  scope by scope): an ``ASOF`` join does that by sorting every row it is given
+  (about 4.5 s per 10 M rows on two cores), a binary search in the instants' sorted
+  times in a fraction of that (bench/RESULTS.md);
+* ``rc_point_no``, in the instants of a set of points of the exact evaluator
+  (partition by partition), so that a segment tree gives each point the least event
+  blocker in force, where joining every point with every blocker of its partition
+  costs their product.
+
+The tables searched are small next to the rows looked up (one per step of every
+partition's history, one per event blocker).
 """
 
 from __future__ import annotations
@@ -21,53 +28,93 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from reconcile.db import quote_identifier
+from reconcile.engine.declare import Lookup
 from reconcile.errors import InternalError
 
 Kernel = Callable[..., pa.Array]
 
 
-def instant_numbers(cursor: duckdb.DuckDBPyConnection, table: str) -> Kernel:
-    """``rc_instant_no(first, end, t)``: the number of the first instant at or after
-    ``t`` among a scope's instants, numbers ``first`` to ``end - 1`` of ``table``
-    (``rc_instants``: numbered scope by scope, in time order); ``end`` when none is;
-    null when ``t`` is null."""
+def instant_numbers(cursor: duckdb.DuckDBPyConnection, lookup: Lookup) -> Kernel:
+    """``(first, end, t)``: the number of the first row at or after time ``t`` among
+    the rows numbered ``first`` to ``end - 1`` of the lookup's table (``idx``,
+    ``t``: numbered 0, 1, 2, ... run by run of its ``groups``, in time order within
+    a run), ``first`` to ``end - 1`` being one whole run; ``end`` when none is; null
+    when an argument is null.
+
+    A chunk of one run's rows is one binary search in that run's times. A chunk of
+    many runs is one search in keys that order the whole table: a row's run, then
+    its time's rank among all the table's times."""
+    table = lookup.table
+    runs = ", ".join(quote_identifier(c) for c in lookup.groups) or "NULL"
     rows = cursor.execute(
-        f"SELECT idx, epoch_ns(t) FROM {quote_identifier(table)} ORDER BY idx"
+        f"SELECT idx, epoch_ns(t) AS t, dense_rank() OVER (ORDER BY {runs}) - 1 AS run"
+        f" FROM {quote_identifier(table)} ORDER BY idx"
     ).fetchnumpy()
     numbers = np.asarray(rows["idx"], dtype=np.int64)
-    times = np.asarray(rows["epoch_ns(t)"], dtype=np.int64)
-    if len(numbers) and not np.array_equal(numbers, np.arange(len(numbers))):
-        raise InternalError(f"{table}: instant numbers are not 0, 1, 2, ...", step=table)
+    times = np.asarray(rows["t"], dtype=np.int64)
+    run_of = np.asarray(rows["run"], dtype=np.int64)
+    count = len(numbers)
+    if count and not np.array_equal(numbers, np.arange(count)):
+        raise InternalError(f"{table}: numbers are not 0, 1, 2, ...", step=table)
+    distinct = np.unique(times)
+    width = len(distinct) + 1
+    if (
+        count
+        and (
+            (run_of[1:] < run_of[:-1]).any()
+            # compared, not subtracted: the dawn sentinel is far from any time
+            or ((times[1:] < times[:-1]) & (run_of[1:] == run_of[:-1])).any()
+            or int(run_of[-1]) + 1 >= np.iinfo(np.int64).max // width
+        )
+    ):
+        raise InternalError(f"{table}: not numbered run by run in time order", step=table)
+    keys = run_of * width + np.searchsorted(distinct, times, side="left")
+    # each run's first number and the number past its last
+    run_first = np.searchsorted(run_of, np.arange(int(run_of[-1]) + 1 if count else 0))
+    run_end = np.append(run_first[1:], count).astype(np.int64)
 
-    def search(first: int, end: int, values: np.ndarray) -> np.ndarray:
-        if not 0 <= first <= end <= len(times):
-            raise InternalError(f"{table}: no instants numbered {first} to {end - 1}", step=table)
-        return first + np.searchsorted(times[first:end], values, side="left")
+    def not_runs(starts: np.ndarray, stops: np.ndarray) -> bool:
+        runs = run_of[starts]
+        return bool(((run_first[runs] != starts) | (run_end[runs] != stops)).any())
 
-    def lookup(first: pa.Array, end: pa.Array, t: pa.Array) -> pa.Array:
+    def search(first: pa.Array, end: pa.Array, t: pa.Array) -> pa.Array:
         if not len(t):
             return pa.array([], type=pa.int64())
         nulls = first.null_count + end.null_count + t.null_count
         lowest, highest = pc.min_max(first).values()
         if not nulls and lowest == highest:
-            # a chunk of one scope's rows, none null: the common case, one search
-            start = lowest.as_py()
+            # one run's rows, none null (the common case)
+            start, stop = lowest.as_py(), pc.max(end).as_py()
+            if not 0 <= start < count or not_runs(np.array([start]), np.array([stop])):
+                raise InternalError(f"{table}: a range of rows that is not one run", step=table)
             values = t.cast(pa.int64()).to_numpy()
-            return pa.array(search(start, pc.max(end).as_py(), values), type=pa.int64())
-        firsts = pc.fill_null(first, 0).to_numpy(zero_copy_only=False)
-        ends = pc.fill_null(end, 0).to_numpy(zero_copy_only=False)
-        values = pc.fill_null(t.cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
-        found = np.zeros(len(values), dtype=np.int64)
+            found = start + np.searchsorted(times[start:stop], values, side="left")
+            return pa.array(found, type=pa.int64())
         missing = pc.or_(pc.or_(pc.is_null(first), pc.is_null(end)), pc.is_null(t))
         present = ~missing.to_numpy(zero_copy_only=False)
-        for scope_first in np.unique(firsts[present]):
-            rows = present & (firsts == scope_first)
-            found[rows] = search(int(scope_first), int(ends[rows].max()), values[rows])
-        return pa.array(found, type=pa.int64(), mask=~present)
+        starts = pc.fill_null(first, 0).to_numpy(zero_copy_only=False).astype(np.int64)
+        stops = pc.fill_null(end, 0).to_numpy(zero_copy_only=False).astype(np.int64)
+        values = pc.fill_null(t.cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
+        starts[~present] = 0
+        stops[~present] = 0
+        outside = (starts < 0) | (starts > stops) | (stops > count)
+        if (outside | (present & (starts >= count))).any():
+            raise InternalError(f"{table}: a range of rows outside its numbers", step=table)
+        if not count:
+            return pa.array(starts, type=pa.int64(), mask=~present)
+        if not_runs(starts[present], stops[present]):
+            raise InternalError(f"{table}: a range of rows that is not one run", step=table)
+        wanted = run_of[np.minimum(starts, count - 1)] * width + np.searchsorted(
+            distinct, values, side="left"
+        )
+        found = np.searchsorted(keys, wanted, side="left")
+        return pa.array(np.where(present, found, 0), type=pa.int64(), mask=~present)
 
-    return lookup
+    return search
 
 
-BUILDERS: dict[str, Callable[[duckdb.DuckDBPyConnection, str], Kernel]] = {
+BUILDERS: dict[str, Callable[[duckdb.DuckDBPyConnection, Lookup], Kernel]] = {
     "rc_instant_no": instant_numbers,
+    # the same search in a set of points' instants, numbered partition by partition
+    "rc_point_no": instant_numbers,
 }

@@ -207,7 +207,7 @@ class Namespace:
             for lookup in step.lookups:
                 with self.timed(f"(lookup {lookup.function})"):
                     try:
-                        kernel = BUILDERS[lookup.function](self.cursor, lookup.table)
+                        kernel = BUILDERS[lookup.function](self.cursor, lookup)
                     except duckdb.Error as error:
                         raise engine_failure(error, step=step.name, query="(lookup)") from error
                     function = f"{lookup.function}_{next(_SERIAL)}"

@@ -7,7 +7,7 @@ certificates, never instants × partitions:
 
 * the claimed basis is the minimum of each member's claim, a step function that
   changes only at its own won writes: a segment tree over instant numbers
-  (:func:`segment_tree_minimum`) gives the minimum at every instant, running sums
+  (:func:`instant_minimum`) gives the minimum at every instant, running sums
   the counts of members without a claim, with an unknown endpoint or in another
   ordering;
 * the proven basis is the minimum over members of min(consumer, provider), each
@@ -21,6 +21,7 @@ certificates, never instants × partitions:
 from __future__ import annotations
 
 from reconcile.engine.declare import Lookup, Producer, Step, Table, Union, table
+from reconcile.engine.steps.tree import INTERVALS, segment_tree_minimum
 
 EPOCHS = Step(
     "frontier/epochs",
@@ -126,49 +127,29 @@ TREE_POINTS = Step(
     reads=("rc_instants",),
 )
 
-_INTERVALS = "grp VARCHAR, lo BIGINT, hi BIGINT, v CERT"
 _MINIMUM = "scope_id VARCHAR, idx BIGINT, v CERT"
 
 
-def segment_tree_minimum(
+def instant_minimum(
     name: str, intervals: str, reads: tuple[str, ...], out: Table
 ) -> tuple[Step, ...]:
-    """A segment tree over instant numbers (``sql/tree``): the least value of the
-    intervals the query ``intervals`` gives (grp = scope, [lo, hi), v) at every
-    instant, into ``out``."""
+    """A segment tree over instant numbers (:mod:`reconcile.engine.steps.tree`): the
+    least value of the intervals the query ``intervals`` gives (grp = scope,
+    [lo, hi), v) at every instant, into ``out``."""
     into = f"rc_{name}_tree_in"
-    nodes = f"rc_{name}_tree_nodes"
-    answer = f"rc_{name}_tree_out"
     return (
         Step(
             intervals,
-            table(into, _INTERVALS, "the intervals of the tree's minimum", transient=True),
+            table(into, INTERVALS, "the intervals of the tree's minimum", transient=True),
             reads=reads,
         ),
+        *segment_tree_minimum(name, into, "rc_tree_points"),
         Step(
-            "tree/nodes",
-            table(
-                nodes,
-                "grp VARCHAR, k BIGINT, block BIGINT, v CERT",
-                "the tree's nodes: the least value over each block of 2^k instants"
-                " covered whole by an interval",
-                transient=True,
-            ),
-            reads=(into,),
-            bind=(("rc_tree_in", into),),
+            "frontier/tree_out",
+            out,
+            reads=(f"rc_{name}_tree_out",),
+            bind=(("rc_tree_out", f"rc_{name}_tree_out"),),
         ),
-        Step(
-            "tree/query",
-            table(
-                answer,
-                "grp VARCHAR, idx BIGINT, v CERT",
-                "the least value at every instant",
-                transient=True,
-            ),
-            reads=(nodes, "rc_tree_points"),
-            bind=(("rc_tree_nodes", nodes),),
-        ),
-        Step("frontier/tree_out", out, reads=(answer,), bind=(("rc_tree_out", answer),)),
     )
 
 
@@ -227,7 +208,7 @@ CLAIM_SEGMENTS = Step(
 
 CLAIMED: tuple[Producer, ...] = (
     CLAIM_SEGMENTS,
-    *segment_tree_minimum(
+    *instant_minimum(
         "claimed",
         "frontier/tree_in_claimed",
         ("rc_claim_segments",),
@@ -262,6 +243,7 @@ INSTANT_NO = Lookup(
     table="rc_instants",
     args=("BIGINT", "BIGINT", "TIMESTAMP_NS"),
     returns="BIGINT",
+    groups=("scope_id",),
 )
 
 # The proven basis.
@@ -286,7 +268,7 @@ PROVEN_SEGMENTS = Step(
     lookups=(INSTANT_NO,),
 )
 
-PROVEN_MIN = segment_tree_minimum(
+PROVEN_MIN = instant_minimum(
     "proven",
     "frontier/tree_in_proven",
     ("rc_proven_segments",),

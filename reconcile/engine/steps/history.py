@@ -11,7 +11,8 @@ write's instant, a change point of a timeline, a point a notebook asks about).
 
 from __future__ import annotations
 
-from reconcile.engine.declare import Input, Producer, Step, table
+from reconcile.engine.declare import Input, Lookup, Producer, Step, table
+from reconcile.engine.steps.tree import INTERVALS, segment_tree_minimum
 
 MUTATIONS = Step(
     "history/mutations",
@@ -102,7 +103,46 @@ def evaluate_points(prefix: str, points: str) -> tuple[Step, ...]:
     least): each point's certificates at its instant, into ``rc_<prefix>_point_certs``."""
     pages = f"rc_{prefix}_point_pages"
     moving = f"rc_{prefix}_moving_receipts"
+    order = f"rc_{prefix}_point_order"
+    blockers = f"rc_{prefix}_events_tree_in"
+    least = f"rc_{prefix}_events_tree_out"
     return (
+        # the least event blocker at each point: a segment tree over the points'
+        # instants, partition by partition
+        Step(
+            "history/point_order",
+            table(
+                order,
+                "grp VARCHAR, idx BIGINT, scope_id VARCHAR, partition_id VARCHAR, t TIMESTAMP_NS",
+                "one row per partition and instant of a point, numbered partition by"
+                " partition in time order",
+                transient=True,
+            ),
+            reads=(points,),
+            bind=(("rc_points", points),),
+        ),
+        Step(
+            "history/point_event_segments",
+            table(
+                blockers,
+                INTERVALS,
+                "one row per event blocker of a partition with points: the points'"
+                " instants it blocks at",
+                transient=True,
+            ),
+            reads=("rc_event_segments", order),
+            bind=(("rc_point_order", order),),
+            lookups=(
+                Lookup(
+                    "rc_point_no",
+                    table=order,
+                    args=("BIGINT", "BIGINT", "TIMESTAMP_NS"),
+                    returns="BIGINT",
+                    groups=("scope_id", "partition_id"),
+                ),
+            ),
+        ),
+        *segment_tree_minimum(f"{prefix}_events", blockers, order),
         Step(
             "history/point_pages",
             table(
@@ -142,14 +182,21 @@ def evaluate_points(prefix: str, points: str) -> tuple[Step, ...]:
                 "rc_scopes",
                 "rc_partitions",
                 "rc_claim_steps",
-                "rc_event_segments",
                 "rc_records",
                 "rc_provider_steps",
                 points,
                 pages,
                 moving,
+                order,
+                least,
             ),
-            bind=(("rc_points", points), ("rc_point_pages", pages), ("rc_moving_receipts", moving)),
+            bind=(
+                ("rc_points", points),
+                ("rc_point_pages", pages),
+                ("rc_moving_receipts", moving),
+                ("rc_point_order", order),
+                ("rc_point_events", least),
+            ),
         ),
     )
 

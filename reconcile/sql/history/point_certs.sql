@@ -2,16 +2,18 @@
 -- at t would give them: the consumer's (the lowest block among event blockers, the
 -- snapshot's prefix and page windows), the provider's, the proven one, the
 -- refutation bound and the claim.
--- A template: the points (rc_points), their pages (rc_point_pages) and moving
--- receipts (rc_moving_receipts) are bound per set of points
+-- A template: the points (rc_points), their pages (rc_point_pages), moving
+-- receipts (rc_moving_receipts), instants (rc_point_order) and least event
+-- blockers (rc_point_events) are bound per set of points
 -- (evaluate_points in reconcile/engine/steps/history.py).
 WITH events AS (
-    SELECT pt.point_id, min(s.cert) AS cert
+    -- the least event blocker in force at the point's instant (rc_point_events: a
+    -- segment tree over the points' instants, rc_point_order)
+    SELECT pt.point_id, e.v AS cert
     FROM rc_points AS pt
-    JOIN rc_event_segments AS s
-        ON s.scope_id = pt.scope_id AND s.partition_id = pt.partition_id
-    WHERE s.from_t <= pt.t AND pt.t < coalesce(s.to_t, rc_dusk())
-    GROUP BY pt.point_id
+    JOIN rc_point_order AS o
+        ON o.scope_id = pt.scope_id AND o.partition_id = pt.partition_id AND o.t = pt.t
+    JOIN rc_point_events AS e ON e.grp = o.grp AND e.idx = o.idx
 ),
 prefix AS (
     SELECT pt.point_id, r.cert

@@ -4,7 +4,7 @@
 -- grp. Each interval is split into its canonical nodes: at level k, blocks of 2^k
 -- indices lying inside [lo, hi) whose parent block does not; at most two per level.
 -- A template: rc_tree_in is bound per tree (segment_tree_minimum in
--- reconcile/engine/steps/frontier.py).
+-- reconcile/engine/steps/tree.py).
 WITH levels AS (
     SELECT unnest(range(0, 62)) AS k
 ),

@@ -4,8 +4,8 @@
 -- leaves, takes the least of its parent's value and its own node's. That is about
 -- two rows per point in all, where looking up each point's path costs a row per
 -- level.
--- A template: rc_tree_nodes is bound per tree (segment_tree_minimum in
--- reconcile/engine/steps/frontier.py).
+-- A template: rc_tree_nodes and rc_tree_points are bound per tree (segment_tree_minimum in
+-- reconcile/engine/steps/tree.py).
 WITH RECURSIVE
 span AS (
     SELECT grp, min(idx) AS lo, max(idx) AS hi FROM rc_tree_points GROUP BY grp
