@@ -36,10 +36,10 @@ Kernel = Callable[..., pa.Array]
 
 def instant_numbers(cursor: duckdb.DuckDBPyConnection, lookup: Lookup) -> Kernel:
     """``(first, end, t)``: the number of the first row at or after time ``t`` among
-    the rows numbered ``first`` to ``end - 1`` of the lookup's table (``idx``,
-    ``t``: numbered 0, 1, 2, ... run by run of its ``groups``, in time order within
-    a run), ``first`` to ``end - 1`` being one whole run; ``end`` when none is; null
-    when an argument is null.
+    the rows numbered ``first`` to ``end - 1`` of the lookup's table (columns ``idx``
+    and ``t``: numbered 0, 1, 2, ... run by run of its ``groups``, in time order
+    within a run), ``first`` to ``end - 1`` being one whole run; ``end``
+    when none is; null when an argument is null.
 
     A chunk of one run's rows is one binary search in that run's times. A chunk of
     many runs is one search in keys that order the whole table: a row's run, then

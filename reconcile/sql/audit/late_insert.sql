@@ -1,5 +1,9 @@
 -- late_insert: an eligible snapshot event became visible after a won claim of its
 -- partition (written at or before visible_at) already covered its position.
+-- An event is late when the highest claim written at or before visible_at covers
+-- it (an ASOF join on the partition's running highest claim, where joining every
+-- event with every write of its partition costs their product); only those late
+-- are joined with the writes, for the first that covered.
 WITH late AS (
     SELECT s.scope_id, s.partition_id, s.event_id, min(s.position) AS position,
            min(s.visible_at) AS visible_at
@@ -7,12 +11,36 @@ WITH late AS (
     WHERE s.eligible AND s.visible_at IS NOT NULL AND s.visible_at <= rc_as_of()
     GROUP BY s.scope_id, s.partition_id, s.event_id
 ),
+reach AS (
+    -- at each instant a won write came, the highest claim (comparable) written up
+    -- to then: one row per instant, so that the ASOF join has one to find
+    SELECT scope_id, partition_id, written_at, any_value(discrete) AS discrete,
+           max(reach) AS reach
+    FROM (
+        SELECT scope_id, partition_id, written_at, discrete,
+               max(claim) FILTER (WHERE comparable) OVER (
+                   PARTITION BY scope_id, partition_id ORDER BY write_id
+                   ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+               ) AS reach
+        FROM rc_won
+    )
+    GROUP BY scope_id, partition_id, written_at
+),
+flagged AS (
+    -- late: the highest claim written at or before visible_at covers the position
+    SELECT l.scope_id, l.partition_id, l.event_id, l.position, l.visible_at
+    FROM late AS l
+    ASOF JOIN reach AS w
+        ON w.scope_id = l.scope_id AND w.partition_id = l.partition_id
+       AND w.written_at <= l.visible_at
+    WHERE rc_cert(l.position, true, w.discrete) <= w.reach
+),
 covered AS (
     SELECT l.scope_id, l.partition_id, l.event_id, l.position, l.visible_at,
            arg_min({'generation': w.generation, 'attempt_id': w.attempt_id,
                     'written_at': w.written_at, 'through': w.watermark},
                    {'t': w.written_at, 'g': w.generation}) AS first_cover
-    FROM late AS l
+    FROM flagged AS l
     JOIN rc_won AS w ON w.scope_id = l.scope_id AND w.partition_id = l.partition_id
     WHERE w.written_at <= l.visible_at AND w.claim IS NOT NULL AND w.comparable
       AND rc_cert(l.position, true, w.discrete) <= w.claim
