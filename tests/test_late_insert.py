@@ -83,7 +83,12 @@ def _tables(
             for event, position, eligible, visible in snapshot
         ],
         "snapshot_bounds": [
-            {"scope_id": "s", "partition_id": "p0", "complete_through": 9, "complete_inclusive": True}
+            {
+                "scope_id": "s",
+                "partition_id": "p0",
+                "complete_through": 9,
+                "complete_inclusive": True,
+            }
         ],
         # T after every row
         "receipts": [receipt("x", 0, recorded=20)],

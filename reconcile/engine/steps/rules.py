@@ -111,7 +111,7 @@ PARTITION_RULES = (
     rule("token_as_watermark", ("rc_token_writes",)),
     rule("empty_page_advanced", ("rc_write_certs", "pages"), needs=("pages",)),
     rule("ordering_mutated", ("rc_partitions", "rc_open_events", "rc_mutations")),
-    rule("late_insert", ("rc_won", "snapshot"), needs=("snapshot",)),
+    rule("late_insert", ("rc_won", "rc_snapshot_events", "rc_partitions"), needs=("snapshot",)),
     rule("unknown_endpoint", ("rc_won",)),
     rule("replayed_events", ("rc_blocking",)),
 )

@@ -85,8 +85,10 @@ SNAPSHOT_EVENTS = Step(
     table(
         "rc_snapshot_events",
         "pk PK, event_id VARCHAR, min_pos COORD, max_pos COORD, eligible BOOLEAN,"
-        " stable BOOLEAN, visible_at TIMESTAMP_NS, always_visible BOOLEAN",
-        "one row per snapshot event visible at T (§4.2)",
+        " stable BOOLEAN, visible_at TIMESTAMP_NS, always_visible BOOLEAN,"
+        " appeared_pos COORD, appeared_at TIMESTAMP_NS",
+        "one row per snapshot event visible at T (§4.2); appeared_*: over its eligible"
+        " rows that became visible",
     ),
     reads=("rc_partitions", "snapshot"),
 )

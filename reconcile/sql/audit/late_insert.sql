@@ -4,17 +4,10 @@
 -- it (an ASOF join on the partition's running highest claim, where joining every
 -- event with every write of its partition costs their product); only those late
 -- are joined with the writes, for the first that covered.
-WITH late AS (
-    SELECT s.scope_id, s.partition_id, s.event_id, min(s.position) AS position,
-           min(s.visible_at) AS visible_at
-    FROM snapshot AS s
-    WHERE s.eligible AND s.visible_at IS NOT NULL AND s.visible_at <= rc_as_of()
-    GROUP BY s.scope_id, s.partition_id, s.event_id
-),
-reach AS (
+WITH reach AS (
     -- at each instant a won write came, the highest claim (comparable) written up
     -- to then: one row per instant, so that the ASOF join has one to find
-    SELECT scope_id, partition_id, written_at, any_value(discrete) AS discrete,
+    SELECT rc_pk(scope_id, partition_id) AS pk, written_at, any_value(discrete) AS discrete,
            max(reach) AS reach
     FROM (
         SELECT scope_id, partition_id, written_at, discrete,
@@ -26,14 +19,18 @@ reach AS (
     )
     GROUP BY scope_id, partition_id, written_at
 ),
+late AS (
+    -- over each event's eligible rows that became visible (rc_snapshot_events), late
+    -- when the highest claim written at or before visible_at covers its position
+    SELECT s.pk, s.event_id, s.appeared_pos AS position, s.appeared_at AS visible_at
+    FROM rc_snapshot_events AS s
+    ASOF JOIN reach AS w ON w.pk = s.pk AND w.written_at <= s.appeared_at
+    WHERE s.appeared_at IS NOT NULL AND rc_cert(s.appeared_pos, true, w.discrete) <= w.reach
+),
 flagged AS (
-    -- late: the highest claim written at or before visible_at covers the position
-    SELECT l.scope_id, l.partition_id, l.event_id, l.position, l.visible_at
+    SELECT p.scope_id, p.partition_id, l.event_id, l.position, l.visible_at
     FROM late AS l
-    ASOF JOIN reach AS w
-        ON w.scope_id = l.scope_id AND w.partition_id = l.partition_id
-       AND w.written_at <= l.visible_at
-    WHERE rc_cert(l.position, true, w.discrete) <= w.reach
+    JOIN rc_partitions AS p USING (pk)
 ),
 covered AS (
     SELECT l.scope_id, l.partition_id, l.event_id, l.position, l.visible_at,
