@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -95,6 +96,7 @@ def _tables(
     }
 
 
+@pytest.mark.slow
 @given(writes, rows)
 @settings(max_examples=examples(25), deadline=None)
 def test_late_insert_equals_the_reference(

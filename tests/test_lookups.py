@@ -1,7 +1,8 @@
 """Lookups (reconcile.engine.lookups): functions a query calls, built from a working
-table. ``rc_instant_no`` gives a time its instant number, the first instant at or
-after it in its scope: checked against a plain search, and against the ASOF join it
-replaces, on drawn instants and times."""
+table (a Python function over Arrow chunks, or on a small log set a SQL macro).
+``rc_instant_no`` gives a time its instant number, the first instant at or after it
+in its scope: checked against a plain search, and against the ASOF join it replaces,
+on drawn instants and times."""
 
 from __future__ import annotations
 
@@ -16,13 +17,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reconcile import open_logset
+from reconcile.audit.findings import findings
 from reconcile.engine import Analysis
 from reconcile.engine.declare import Lookup, Step, table
 from reconcile.engine.namespace import Namespace
 from reconcile.engine.steps.frontier import INSTANT_NO
 from reconcile.errors import InternalError
 from reconcile_schemas import CoordinateType
-from tests.conftest import examples
+from tests.conftest import examples, fast_tier
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 BASE = datetime(2026, 1, 1)
@@ -108,12 +110,16 @@ def _asked(ns: Namespace, sql: str) -> list[tuple[int, int | None]]:
         return [(int(k), idx) for k, idx in ns.cursor.execute(sql).fetchall()]
 
 
+@pytest.mark.parametrize("small", fast_tier([False, True], keep=[False]), ids=["function", "macro"])
 @given(instants, times)
 @settings(max_examples=examples(200), deadline=None)
 def test_instant_no_is_the_first_instant_at_or_after_a_time(
-    by_scope: dict[str, set[int]], asked: list[tuple[str, int | None]]
+    small: bool, by_scope: dict[str, set[int]], asked: list[tuple[str, int | None]]
 ) -> None:
+    """Both ways a lookup is made (a Python function; on a small log set, a SQL
+    macro) give the plain search's numbers."""
     ns = _namespace(by_scope, asked)
+    ns.small = small
     got = _asked(ns, ASKED)
     assert got == [(k, _reference(by_scope, s, x)) for k, (s, x) in enumerate(asked)]
     # where the scope has instants, it is what the ASOF join it replaces gives
@@ -174,3 +180,23 @@ def test_a_range_that_is_not_one_run_is_the_engine_s_fault() -> None:
     # raised inside the query: DuckDB's error carries it (the engine's step names it)
     with pytest.raises(duckdb.Error, match="not one run"):
         _asked(ns, "SELECT k, rc_instant_no(0, 4, t) FROM asked ORDER BY k")
+
+
+def test_a_log_set_audits_the_same_through_functions_and_macros() -> None:
+    """data/faults (small: macros) audited again with its lookups as Python
+    functions, as a large log set's are: every result and timeline the same."""
+
+    def results(small: bool) -> dict[str, pl.DataFrame]:
+        with open_logset(DATA / "faults") as logset, Analysis(logset) as analysis:
+            analysis._ns.small = small
+            partitions = analysis.watermarks().select("scope_id", "partition_id")
+            return {
+                "watermarks": analysis.watermarks(),
+                "frontier_history": analysis.frontier_history(),
+                "findings": findings(analysis).sort("rule", "partition_id", "event_id", "at"),
+                "timelines": analysis.history(partitions),
+            }
+
+    macros, functions = results(True), results(False)
+    for name, frame in macros.items():
+        assert frame.equals(functions[name]), name

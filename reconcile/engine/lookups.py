@@ -16,6 +16,11 @@ the number of the first row at or after it in a numbered, time-ordered table:
 
 The tables searched are small next to the rows looked up (one per step of every
 partition's history, one per event blocker).
+
+On a small log set a lookup is a SQL macro instead (:func:`small_macro`): the first
+call of a Python function in a query makes DuckDB load pandas, a quarter of a second
+that a small audit would feel, while a correlated subquery over a few hundred rows
+costs nothing. Both give the same numbers (tests/test_lookups.py).
 """
 
 from __future__ import annotations
@@ -25,13 +30,47 @@ from collections.abc import Callable
 import duckdb
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from reconcile.db import quote_identifier
 from reconcile.engine.declare import Lookup
 from reconcile.errors import InternalError
 
 Kernel = Callable[..., pa.Array]
+
+# A log set with at most this many receipt and snapshot rows is small: its lookups
+# are SQL macros (small_macro).
+SMALL_LOG_ROWS = 200_000
+
+
+def small_macro(lookup: Lookup) -> str:
+    """The body of a macro of arguments ``a0, a1, a2`` (first, end, t) that gives what
+    :func:`instant_numbers` gives, as a correlated subquery over the lookup's table:
+    cheap where the table and the rows looked up are few."""
+    table = quote_identifier(lookup.table)
+    return (
+        "(CASE WHEN a0 IS NULL OR a1 IS NULL OR a2 IS NULL THEN NULL ELSE"
+        f" (SELECT coalesce(min(l.idx), a1) FROM {table} AS l"
+        " WHERE l.idx >= a0 AND l.idx < a1 AND l.t >= a2) END)"
+    )
+
+
+# Arrow arrays read as NumPy from their buffers: Array.to_numpy would load pandas
+# (a quarter of a second, once per process).
+def _int64s(array: pa.Array) -> np.ndarray:
+    """The values of an int64 or timestamp array (whatever lies under a null)."""
+    data = array.buffers()[1]
+    if data is None:
+        return np.zeros(len(array), dtype=np.int64)
+    return np.frombuffer(data, dtype=np.int64, count=len(array), offset=array.offset * 8)
+
+
+def _valid(array: pa.Array) -> np.ndarray:
+    """Where the array holds a value."""
+    bitmap = array.buffers()[0]
+    if bitmap is None or not array.null_count:
+        return np.ones(len(array), dtype=bool)
+    bits = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little")
+    return bits[array.offset : array.offset + len(array)].astype(bool)
 
 
 def instant_numbers(cursor: duckdb.DuckDBPyConnection, lookup: Lookup) -> Kernel:
@@ -80,23 +119,20 @@ def instant_numbers(cursor: duckdb.DuckDBPyConnection, lookup: Lookup) -> Kernel
     def search(first: pa.Array, end: pa.Array, t: pa.Array) -> pa.Array:
         if not len(t):
             return pa.array([], type=pa.int64())
-        nulls = first.null_count + end.null_count + t.null_count
-        lowest, highest = pc.min_max(first).values()
-        if not nulls and lowest == highest:
+        first, end, t = (
+            a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in (first, end, t)
+        )
+        starts, stops, values = _int64s(first), _int64s(end), _int64s(t)
+        present = _valid(first) & _valid(end) & _valid(t)
+        if present.all() and starts[0] == starts.min() == starts.max():
             # one run's rows, none null (the common case)
-            start, stop = lowest.as_py(), pc.max(end).as_py()
+            start, stop = int(starts[0]), int(stops.max())
             if not 0 <= start < count or not_runs(np.array([start]), np.array([stop])):
                 raise InternalError(f"{table}: a range of rows that is not one run", step=table)
-            values = t.cast(pa.int64()).to_numpy()
             found = start + np.searchsorted(times[start:stop], values, side="left")
             return pa.array(found, type=pa.int64())
-        missing = pc.or_(pc.or_(pc.is_null(first), pc.is_null(end)), pc.is_null(t))
-        present = ~missing.to_numpy(zero_copy_only=False)
-        starts = pc.fill_null(first, 0).to_numpy(zero_copy_only=False).astype(np.int64)
-        stops = pc.fill_null(end, 0).to_numpy(zero_copy_only=False).astype(np.int64)
-        values = pc.fill_null(t.cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
-        starts[~present] = 0
-        stops[~present] = 0
+        starts = np.where(present, starts, 0)
+        stops = np.where(present, stops, 0)
         outside = (starts < 0) | (starts > stops) | (stops > count)
         if (outside | (present & (starts >= count))).any():
             raise InternalError(f"{table}: a range of rows outside its numbers", step=table)
