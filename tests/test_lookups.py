@@ -60,6 +60,7 @@ def _namespace(by_scope: dict[str, set[int]], asked: list[tuple[str, int | None]
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
     ns = Namespace(con, CoordinateType.INT64)
+    ns.small = False  # a Python function, whatever the size (tests that want a macro say so)
     rows = [(s, BASE + timedelta(seconds=x)) for s in by_scope for x in by_scope[s]]
     ns.cursor.execute("CREATE TEMP TABLE raw (scope_id VARCHAR, t TIMESTAMP_NS)")
     if rows:
@@ -165,6 +166,7 @@ def test_a_lookup_built_from_a_table_the_step_does_not_read_is_refused() -> None
 def test_instants_misnumbered_are_the_engine_s_fault() -> None:
     con = duckdb.connect()
     ns = Namespace(con, CoordinateType.INT64)
+    ns.small = False
     ns.cursor.execute(
         "CREATE TEMP TABLE rc_instants AS SELECT 'a' AS scope_id,"
         " TIMESTAMP_NS '2026-01-01' AS t, 3 AS idx"
@@ -183,8 +185,8 @@ def test_a_range_that_is_not_one_run_is_the_engine_s_fault() -> None:
 
 
 def test_a_log_set_audits_the_same_through_functions_and_macros() -> None:
-    """data/faults (small: macros) audited again with its lookups as Python
-    functions, as a large log set's are: every result and timeline the same."""
+    """data/faults audited with its lookups as SQL macros (as a small log set's are)
+    and as Python functions (as a large one's): every result and timeline the same."""
 
     def results(small: bool) -> dict[str, pl.DataFrame]:
         with open_logset(DATA / "faults") as logset, Analysis(logset) as analysis:
@@ -200,3 +202,18 @@ def test_a_log_set_audits_the_same_through_functions_and_macros() -> None:
     macros, functions = results(True), results(False)
     for name, frame in macros.items():
         assert frame.equals(functions[name]), name
+
+
+def test_the_work_decides_between_a_macro_and_a_function() -> None:
+    """A step reading few rows gets the macro; one reading many, the function."""
+    ns = _namespace({"a": set(range(0, 40, 2))}, [("a", 3)])
+    ns.small = None
+    assert ns._small(STEP, INSTANT_NO)
+    ns.cursor.execute("CREATE TEMP TABLE rc_many AS SELECT range AS x FROM range(2000000)")
+    many = Step(
+        "test/many",
+        table("rc_test", "k INTEGER", "rows"),
+        reads=("rc_instants", "rc_many"),
+        lookups=(INSTANT_NO,),
+    )
+    assert not ns._small(many, INSTANT_NO)

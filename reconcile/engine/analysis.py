@@ -17,7 +17,6 @@ import polars as pl
 import pyarrow as pa
 
 from reconcile.engine.declare import Guard, Input, Registry, Sliced, Step, Table, Union
-from reconcile.engine.lookups import SMALL_LOG_ROWS
 from reconcile.engine.namespace import Namespace
 from reconcile.engine.plan import Plan, applies, dependents, plan
 from reconcile.engine.registry import REGISTRY
@@ -58,10 +57,6 @@ class Analysis:
         self.settings = settings or AuditSettings()
         self.registry = registry or REGISTRY
         self._ns = Namespace(logset.con, logset.coordinate)
-        self._ns.small = (
-            sum(logset.row_count(t) for t in ("receipts", "snapshot") if logset.has(t))
-            <= SMALL_LOG_ROWS
-        )
         self.as_of_text, self._as_of = self._ns.set_as_of(as_of, str(logset.path))
         self._values: dict[str, Any] = {
             "default_domain": "discrete" if logset.coordinate is CoordinateType.INT64 else "dense",

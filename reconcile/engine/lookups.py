@@ -17,10 +17,11 @@ the number of the first row at or after it in a numbered, time-ordered table:
 The tables searched are small next to the rows looked up (one per step of every
 partition's history, one per event blocker).
 
-On a small log set a lookup is a SQL macro instead (:func:`small_macro`): the first
-call of a Python function in a query makes DuckDB load pandas, a quarter of a second
-that a small audit would feel, while a correlated subquery over a few hundred rows
-costs nothing. Both give the same numbers (tests/test_lookups.py).
+Where the work is small (:data:`SMALL_WORK`) a lookup is a SQL macro instead
+(:func:`small_macro`): the first call of a Python function in a query makes DuckDB
+load pandas, a quarter of a second that the audit of a small log set would feel,
+while a correlated subquery over a few hundred rows costs nothing. Both give the
+same numbers (tests/test_lookups.py).
 """
 
 from __future__ import annotations
@@ -37,9 +38,10 @@ from reconcile.errors import InternalError
 
 Kernel = Callable[..., pa.Array]
 
-# A log set with at most this many receipt and snapshot rows is small: its lookups
-# are SQL macros (small_macro).
-SMALL_LOG_ROWS = 200_000
+# A lookup is a SQL macro (small_macro) where the rows of the tables its step reads
+# times the rows of its own table are at most this: a few seconds' worth of
+# comparisons at worst, and the few hundred milliseconds of pandas saved.
+SMALL_WORK = 20_000_000
 
 
 def small_macro(lookup: Lookup) -> str:

@@ -28,7 +28,7 @@ from duckdb.func import FunctionNullHandling, PythonUDFType
 from reconcile.db import quote_identifier
 from reconcile.engine.declare import Guard, Lookup, Step, Table, Union
 from reconcile.engine.encodings import resolve
-from reconcile.engine.lookups import BUILDERS, small_macro
+from reconcile.engine.lookups import BUILDERS, SMALL_WORK, small_macro
 from reconcile.errors import InternalError, UsageError, classify_engine_error, first_line
 from reconcile.logset.normalize import DAWN, DUSK
 from reconcile.sql import load, parameters
@@ -91,8 +91,9 @@ class Namespace:
         self.con = con.cursor()
         self._close = weakref.finalize(self, self.con.close)
         self.closed = False
-        # a small log set's lookups are SQL macros (reconcile.engine.lookups)
-        self.small = False
+        # lookups as SQL macros (True) or functions (False); None: by the work
+        # (reconcile.engine.lookups.SMALL_WORK)
+        self.small: bool | None = None
         # (query, seconds) for every named query run, in order: where the time goes.
         self.timings: list[tuple[str, float]] = []
         flavour = "int64" if coordinate is CoordinateType.INT64 else "timestamp"
@@ -208,7 +209,7 @@ class Namespace:
         arguments = ", ".join(f"a{i}" for i in range(3))
         try:
             for lookup in step.lookups:
-                if self.small:
+                if self._small(step, lookup):
                     self.run(
                         step.name,
                         "(lookup)",
@@ -249,6 +250,20 @@ class Namespace:
                     self.con.execute(f"DROP MACRO IF EXISTS {lookup.function}")
                     if function:
                         self.con.remove_function(function)
+
+    def _small(self, step: Step, lookup: Lookup) -> bool:
+        """Whether ``step``'s ``lookup`` is little work: the rows of the working
+        tables the step reads, times the rows of the lookup's table."""
+        if self.small is not None:
+            return self.small
+        rows = self.run(
+            step.name,
+            "(lookup)",
+            "SELECT table_name, estimated_size FROM duckdb_tables() WHERE temporary",
+        ).fetchall()
+        sizes = {name: int(size or 0) for name, size in rows}
+        looked_up = sum(sizes.get(name, 0) for name in step.reads if name != lookup.table)
+        return looked_up * sizes.get(lookup.table, 0) <= SMALL_WORK
 
     def create_empty(self, table: Table) -> None:
         """``table`` with its declared columns and no row (a step that does not apply)."""
