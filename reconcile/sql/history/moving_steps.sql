@@ -7,7 +7,7 @@
 -- only the last gives a step that lasts); only the page's own partition's receipts
 -- count, as in rc_page_receipts. The last event in order is the highest position
 -- (a mutated event's sort position), which is all the block reads of it.
-WITH moving AS (
+WITH moving AS MATERIALIZED (
     SELECT
         scope_id,
         partition_id,
@@ -16,18 +16,16 @@ WITH moving AS (
         greatest(first_own_at, fetched_at) AS from_t,
         least(last_own_at, end_t) AS to_t,
         -- a number per page: the window partitions by one integer, not three strings
+        -- (MATERIALIZED: numbered once, for the window and the join back alike)
         row_number() OVER () AS page_no
     FROM rc_page_windows
     WHERE first_own_at IS NOT NULL AND greatest(first_own_at, fetched_at) < least(last_own_at, end_t)
 ),
 arrivals AS (
+    -- narrow rows through the window's sort: the page's number, the time, the
+    -- position; what the page says is joined back after
     SELECT
-        w.scope_id,
-        w.partition_id,
         w.page_no,
-        w.discrete,
-        w.from_t AS window_from,
-        w.to_t AS window_to,
         r.recorded_at,
         coalesce(m.sort_pos, r.position) AS pos
     FROM receipts AS r
@@ -50,10 +48,11 @@ running AS (
     FROM arrivals
 )
 SELECT
-    scope_id,
-    partition_id,
-    greatest(recorded_at, window_from) AS from_t,
-    least(coalesce(next_at, rc_dusk()), window_to) AS to_t,
-    rc_before(last_pos, discrete) AS cert
-FROM running
-WHERE greatest(recorded_at, window_from) < least(coalesce(next_at, rc_dusk()), window_to)
+    w.scope_id,
+    w.partition_id,
+    greatest(r.recorded_at, w.from_t) AS from_t,
+    least(coalesce(r.next_at, rc_dusk()), w.to_t) AS to_t,
+    rc_before(r.last_pos, w.discrete) AS cert
+FROM running AS r
+JOIN moving AS w USING (page_no)
+WHERE greatest(r.recorded_at, w.from_t) < least(coalesce(r.next_at, rc_dusk()), w.to_t)
