@@ -6,7 +6,9 @@ The pieces that hold still between changes are tables (``rc_event_segments``,
 so is a page's block while its receipts come, step by step (``rc_moving_steps``).
 Certificates at given instants are computed by one exact evaluator,
 :func:`evaluate_points`, a template instantiated once per set of points (a won
-write's instant, a change point of a timeline, a point a notebook asks about).
+write's instant, a change point of a timeline, a point a notebook asks about); it
+finds each point's least event blocker with a segment tree over the points' instants
+(:mod:`reconcile.engine.steps.tree`), never by pairing every point with every blocker.
 """
 
 from __future__ import annotations
