@@ -142,6 +142,8 @@ def instant_minimum(
             intervals,
             table(into, INTERVALS, "the intervals of the tree's minimum", transient=True),
             reads=reads,
+            # as many rows as the segments, read once by the tree: not copied
+            view=True,
         ),
         *segment_tree_minimum(name, into, "rc_tree_points"),
         Step(
@@ -295,6 +297,8 @@ PROVEN: tuple[Producer, ...] = (
             "certificates that hold the proven frontier where their value is its value",
         ),
         reads=("rc_proven_segments",),
+        # about as many rows as the receipts, read once: not copied
+        view=True,
     ),
     _frontier_at("proven"),
     _history_rows("proven"),
