@@ -113,7 +113,7 @@ def _asked(ns: Namespace, sql: str) -> list[tuple[int, int | None]]:
 
 @pytest.mark.parametrize("small", fast_tier([False, True], keep=[False]), ids=["function", "macro"])
 @given(instants, times)
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_instant_no_is_the_first_instant_at_or_after_a_time(
     small: bool, by_scope: dict[str, set[int]], asked: list[tuple[str, int | None]]
 ) -> None:
@@ -126,6 +126,20 @@ def test_instant_no_is_the_first_instant_at_or_after_a_time(
     # where the scope has instants, it is what the ASOF join it replaces gives
     with_instants = [(k, idx) for k, idx in got if by_scope.get(asked[k][0])]
     assert with_instants == _asked(ns, ASOF)
+
+
+@pytest.mark.parametrize("small", [False, True], ids=["function", "macro"])
+def test_a_time_at_an_instant_is_that_instant(small: bool) -> None:
+    """At, between, before and after the instants, null, and a scope without any:
+    in one scope's chunk (one search), and in a chunk of several."""
+    one = [("a", 5), ("a", 4), ("a", 0), ("a", 10)]
+    ns = _namespace({"a": {1, 5, 9}, "b": {1}}, one)
+    ns.small = small
+    assert _asked(ns, ASKED) == [(0, 1), (1, 1), (2, 0), (3, 3)]
+    several = [*one, ("a", None), ("b", 1), ("c", 3)]
+    ns = _namespace({"a": {1, 5, 9}, "b": {1}}, several)
+    ns.small = small
+    assert _asked(ns, ASKED) == [(0, 1), (1, 1), (2, 0), (3, 3), (4, None), (5, 3), (6, None)]
 
 
 def test_a_lookup_is_gone_after_its_step() -> None:
@@ -144,6 +158,7 @@ def _segments(analysis: Analysis) -> pl.DataFrame:
     return frame.drop("v").sort(frame.drop("v").columns, nulls_last=True)
 
 
+@pytest.mark.slow
 def test_two_analyses_build_their_own_lookup() -> None:
     """Each analysis' instants are its own T's: the proven frontier of two analyses
     run side by side (each building rc_instant_no from its own rc_instants)."""

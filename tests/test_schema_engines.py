@@ -109,7 +109,7 @@ def duckdb_failures(table: str, frame: pl.DataFrame) -> tuple[set[tuple[str, str
     return found, duplicates
 
 
-@pytest.mark.parametrize("table", fast_tier(TABLES, keep=["checkpoints", "receipts"]))
+@pytest.mark.parametrize("table", fast_tier(TABLES, keep=["checkpoints"]))
 @settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_pandera_and_duckdb_agree(table: str, data: st.DataObject) -> None:
