@@ -462,6 +462,9 @@ def test_classify_other_errors_as_internal(tmp_path: Path) -> None:
 # does not depend on timing.
 SIGNAL_WHILE_LOADING = """
 import importlib.abc, os, signal, sys
+# as from a terminal: a runner started under nohup (or as a background job of a
+# shell without job control) hands its children SIGHUP ignored
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
 class Held(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
         if name == "reconcile.commands":

@@ -291,12 +291,21 @@ def test_two_audits_writing_one_out_at_once_both_finish(tmp_path: Path) -> None:
 # -- signals and kills ---------------------------------------------------------------
 
 
+# The command line, with SIGHUP as from a terminal: a runner started under nohup (or
+# as a background job of a shell without job control) would hand it SIGHUP ignored.
+AS_FROM_A_TERMINAL = (
+    "import signal, sys; signal.signal(signal.SIGHUP, signal.SIG_DFL);"
+    " from reconcile.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
 def _start_audit(tmp_path: Path, out: Path) -> tuple[subprocess.Popen[str], Path]:
     """An audit in a process of its own, once its engine (and so its handlers) exist."""
     spill = tmp_path / "tmp"
     spill.mkdir(exist_ok=True)
+    command = ["audit", str(DATA / "faults"), "--out", str(out)]
     process = subprocess.Popen(
-        [sys.executable, "-m", "reconcile", "audit", str(DATA / "faults"), "--out", str(out)],
+        [sys.executable, "-c", AS_FROM_A_TERMINAL, *command],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

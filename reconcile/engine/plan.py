@@ -139,18 +139,27 @@ def plan(
 def _drops(
     items: list[Producer | Guard], targets: set[str], present: Collection[str]
 ) -> dict[int, tuple[str, ...]]:
-    """After which item each transient table produced here is read for the last time."""
+    """After which item each transient table produced here is read for the last time
+    (a table a view reads, for the last time its view is read)."""
+    read: dict[str, int] = {}
+    for index, item in enumerate(items):
+        reads = item.reads if isinstance(item, Guard) or applies(item, present) else ()
+        for name in reads:
+            read[name] = index
+    kept = set(targets)
+    for item in reversed(items):
+        if isinstance(item, Step) and item.view:
+            if item.name in kept:
+                kept.update(item.reads)
+            if item.name in read:
+                for name in item.reads:
+                    read[name] = max(read.get(name, -1), read[item.name])
     last: dict[str, int] = {}
     for index, item in enumerate(items):
         if not isinstance(item, Guard):
             for product in item.products:
-                if product.transient and product.name not in targets:
-                    last[product.name] = index
-    for index, item in enumerate(items):
-        reads = item.reads if isinstance(item, Guard) or applies(item, present) else ()
-        for name in reads:
-            if name in last:
-                last[name] = max(last[name], index)
+                if product.transient and product.name not in kept:
+                    last[product.name] = max(index, read.get(product.name, index))
     drops: dict[int, list[str]] = {}
     for name, index in last.items():
         drops.setdefault(index, []).append(name)

@@ -249,13 +249,14 @@ INSTANT_NO = Lookup(
 )
 
 # The proven basis.
-PROVEN_SEGMENTS = Step(
-    "frontier/proven_segments",
+BASE_SEGMENTS = Step(
+    "frontier/base_segments",
     table(
-        "rc_proven_segments",
+        "rc_base_segments",
         "scope_id VARCHAR, partition_id VARCHAR, lo BIGINT, hi BIGINT, v CERT, part VARCHAR",
         "one row per stretch of instants a part of a member's proven certificate holds"
-        " one value (part 'receiving': a page's block between two of its receipts)",
+        " one value, but for the blocks of pages while their receipts come",
+        transient=True,
     ),
     reads=(
         "rc_partitions",
@@ -264,9 +265,70 @@ PROVEN_SEGMENTS = Step(
         "rc_event_segments",
         "rc_records",
         "rc_page_windows",
-        "rc_moving_steps",
         "rc_provider_steps",
     ),
+    lookups=(INSTANT_NO,),
+)
+
+RECEIVING_WINDOWS = Step(
+    "frontier/receiving_windows",
+    table(
+        "rc_receiving_windows",
+        "scope_id VARCHAR, partition_id VARCHAR, page_id VARCHAR, lo BIGINT, hi BIGINT,"
+        " low CERT, high CERT",
+        "one row per page and stretch of instants while its receipts come, a member's:"
+        " the least and the greatest block it takes there",
+        transient=True,
+    ),
+    reads=("rc_instants", "rc_member_spans", "rc_page_windows"),
+    lookups=(INSTANT_NO,),
+)
+
+BOUND_MIN = instant_minimum(
+    "bound",
+    "frontier/tree_in_bound",
+    ("rc_base_segments", "rc_receiving_windows"),
+    table(
+        "rc_bound_min",
+        _MINIMUM,
+        "per instant, a bound from above on the proven frontier's least value",
+        transient=True,
+    ),
+)
+
+CONTENDING_PAGES = Step(
+    "frontier/contending_pages",
+    table(
+        "rc_contending_pages",
+        "scope_id VARCHAR, partition_id VARCHAR, page_id VARCHAR",
+        "one row per page whose block, while its receipts come, can hold the proven"
+        " frontier: at or below the bound at some instant of its window",
+        transient=True,
+    ),
+    reads=("rc_bound_min", "rc_receiving_windows"),
+)
+
+CONTENDING_STEPS = Step(
+    "frontier/contending_steps",
+    table(
+        "rc_contending_steps",
+        "scope_id VARCHAR, partition_id VARCHAR, from_t TIMESTAMP_NS, to_t TIMESTAMP_NS, cert CERT",
+        "the steps of rc_moving_steps of the pages of rc_contending_pages",
+        transient=True,
+    ),
+    reads=("rc_moving_steps", "rc_contending_pages"),
+)
+
+PROVEN_SEGMENTS = Step(
+    "frontier/proven_segments",
+    table(
+        "rc_proven_segments",
+        "scope_id VARCHAR, partition_id VARCHAR, lo BIGINT, hi BIGINT, v CERT, part VARCHAR",
+        "one row per stretch of instants a part of a member's proven certificate holds"
+        " one value (part 'receiving': a page's block between two of its receipts, for"
+        " the pages of rc_contending_pages)",
+    ),
+    reads=("rc_instants", "rc_member_spans", "rc_base_segments", "rc_contending_steps"),
     lookups=(INSTANT_NO,),
 )
 
@@ -278,6 +340,11 @@ PROVEN_MIN = instant_minimum(
 )
 
 PROVEN: tuple[Producer, ...] = (
+    BASE_SEGMENTS,
+    RECEIVING_WINDOWS,
+    *BOUND_MIN,
+    CONTENDING_PAGES,
+    CONTENDING_STEPS,
     PROVEN_SEGMENTS,
     *PROVEN_MIN,
     Step(

@@ -67,7 +67,8 @@ MOVING_STEPS = Step(
     "history/moving_steps",
     table(
         "rc_moving_steps",
-        "scope_id VARCHAR, partition_id VARCHAR, from_t TIMESTAMP_NS, to_t TIMESTAMP_NS, cert CERT",
+        "scope_id VARCHAR, partition_id VARCHAR, page_id VARCHAR, from_t TIMESTAMP_NS,"
+        " to_t TIMESTAMP_NS, cert CERT",
         "the block of each page being handled, one row per stretch of time it holds one"
         " value, between the page's first receipt and its last (§4.7)",
         transient=True,

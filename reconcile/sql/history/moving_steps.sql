@@ -50,6 +50,7 @@ running AS (
 SELECT
     w.scope_id,
     w.partition_id,
+    w.page_id,
     greatest(r.recorded_at, w.from_t) AS from_t,
     least(coalesce(r.next_at, rc_dusk()), w.to_t) AS to_t,
     rc_before(r.last_pos, w.discrete) AS cert

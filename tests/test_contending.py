@@ -1,0 +1,137 @@
+"""The proven frontier's history takes the receiving steps of a page (its block, step
+by step, while its receipts come) only where they can hold the frontier
+(rc_contending_pages): a page whose least block lies above a bound from above on the
+frontier at every instant of its window is left out. These tests hold that choice to
+what it must never change: the frontier history, the frontier at every instant, and
+its limiting partitions are those computed from every step."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from reconcile import Analysis, open_logset
+from tests.conftest import examples
+from tests.logsets import checkpoint, page, receipt, write_logset
+from tests.strategies import logsets, moment
+
+
+def _every_step(analysis: Analysis) -> pa.Table:
+    """rc_moving_steps as rc_contending_steps: every page's steps, none left out."""
+    return analysis.arrow("rc_moving_steps")["rc_moving_steps"].drop_columns(["page_id"])
+
+
+def _compare(path: Path, as_of: Any = None) -> tuple[Analysis, Analysis]:
+    """The analysis as it runs, and one given every receiving step."""
+    logset = open_logset(path)
+    chosen = Analysis(logset, as_of)
+    given_all = Analysis(logset, as_of)
+    given_all.preset({"rc_contending_steps": _every_step(Analysis(logset, as_of))})
+    for table in ("rc_frontier_history", "rc_frontier_at"):
+        want = given_all.read(table)
+        got = chosen.read(table)
+        keys = [c for c in want.columns if not want.schema[c].is_nested()]
+        assert got.sort(keys, nulls_last=True).equals(want.sort(keys, nulls_last=True)), table
+    return chosen, given_all
+
+
+def _two_partitions() -> dict[str, list[dict[str, Any]]]:
+    """'slow' holds the frontier; 'fast' is a hundred positions ahead, its page's
+    receipts coming between the same instants."""
+    rows: dict[str, list[dict[str, Any]]] = {"checkpoints": [], "receipts": [], "pages": []}
+    for name, base, offset in (("slow", 0, 0.0), ("fast", 100, 0.5)):
+        rows["pages"].append(
+            page(
+                f"{name}-1",
+                0,
+                4,
+                base + 1,
+                base + 4,
+                partition=name,
+                finality_through=base + 4,
+                finality_inclusive=True,
+            )
+        )
+        for i in range(1, 5):
+            rows["receipts"].append(
+                receipt(
+                    f"{name}-e{i}",
+                    base + i,
+                    partition=name,
+                    page_id=f"{name}-1",
+                    recorded=2.0 * i - 1 + offset,
+                )
+            )
+            rows["checkpoints"].append(
+                checkpoint(name, i, base + i, written=2.0 * i + offset, page_id=f"{name}-1")
+            )
+    return rows
+
+
+def test_a_page_far_above_the_frontier_is_left_out_and_the_history_is_unchanged(
+    tmp_path: Path,
+) -> None:
+    path = write_logset(tmp_path / "ls", _two_partitions(), "int64")
+    chosen, _ = _compare(path)
+    steps = chosen.read("rc_moving_steps")
+    assert set(steps["page_id"]) == {"slow-1", "fast-1"}, "both pages step while receipts come"
+    contending = chosen.read("rc_contending_pages")
+    assert contending["page_id"].to_list() == ["slow-1"]
+    proven = chosen.frontier_history().filter(pl.col("basis") == "proven")
+    # the slow page's block, receipt by receipt: before position 2, 3, 4 (inclusive
+    # form: 1, 2, 3), then its finality once its last event came
+    assert proven["frontier"].to_list() == [0, 1, 2, 4]
+    assert proven["limiting_partitions"].to_list() == [["slow"]] * 4
+
+
+def test_a_page_that_holds_the_frontier_is_kept(tmp_path: Path) -> None:
+    rows = _two_partitions()
+    # the fast partition's page now lies at the slow one's positions, and the slow
+    # partition's receipts all come at once: the fast page holds the frontier
+    for row in rows["pages"] + rows["receipts"] + rows["checkpoints"]:
+        for column in ("min_position", "max_position", "finality_through", "position", "watermark"):
+            if row.get(column) is not None and row["partition_id"] == "fast":
+                row[column] -= 100
+    for row in rows["receipts"]:
+        if row["partition_id"] == "slow":
+            row["recorded_at"] = rows["receipts"][0]["recorded_at"]
+    path = write_logset(tmp_path / "ls", rows, "int64")
+    chosen, _ = _compare(path)
+    assert chosen.read("rc_contending_pages")["page_id"].to_list() == ["fast-1"]
+    proven = chosen.frontier_history().filter(pl.col("basis") == "proven")
+    assert proven["frontier"].to_list() == [0, 1, 2, 4]
+    assert proven["limiting_partitions"].to_list()[:3] == [["fast"]] * 3
+
+
+def test_the_contending_pages_can_be_read_alone(tmp_path: Path) -> None:
+    """A table read by a view (the bound's tree reads rc_base_segments through one)
+    lives as long as the view is read, also when a run stops at the view's reader."""
+    path = write_logset(tmp_path / "ls", _two_partitions(), "int64")
+    with open_logset(path) as logset, Analysis(logset) as analysis:
+        analysis.read("rc_receiving_windows")
+        assert analysis.read("rc_contending_pages").height == 1
+
+
+@pytest.mark.slow
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=logsets(), cut=st.one_of(st.none(), st.integers(0, 12)))
+def test_leaving_out_pages_changes_no_frontier(case: dict[str, Any], cut: int | None) -> None:
+    tables = {k: v for k, v in case["tables"].items() if v}
+    with tempfile.TemporaryDirectory() as folder:
+        path = write_logset(Path(folder) / "ls", tables, case["coordinate"])
+        as_of = None if cut is None else moment(cut)
+        chosen, _ = _compare(path, as_of)
+        # the bound is at or above the proven minimum wherever both have a value
+        both = chosen.read("rc_bound_min").join(
+            chosen.read("rc_proven_min"), on=["scope_id", "idx"], suffix="_proven"
+        )
+        for bound, proven in zip(both["v"].to_list(), both["v_proven"].to_list(), strict=True):
+            if bound is not None and proven is not None:
+                assert (bound["v"], bound["i"]) >= (proven["v"], proven["i"])
