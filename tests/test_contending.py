@@ -18,6 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reconcile import Analysis, open_logset
+from reconcile.engine.plan import plan
+from reconcile.engine.registry import OUTPUTS, PARTITION_ONLY, PARTITION_PHASE, REGISTRY
+from reconcile_schemas import TABLES
 from tests.conftest import examples
 from tests.logsets import checkpoint, page, receipt, write_logset
 from tests.strategies import logsets, moment
@@ -25,7 +28,7 @@ from tests.strategies import logsets, moment
 
 def _every_step(analysis: Analysis) -> pa.Table:
     """rc_moving_steps as rc_contending_steps: every page's steps, none left out."""
-    return analysis.arrow("rc_moving_steps")["rc_moving_steps"].drop_columns(["page_id"])
+    return analysis.arrow("rc_moving_steps")["rc_moving_steps"]
 
 
 def _compare(path: Path, as_of: Any = None) -> tuple[Analysis, Analysis]:
@@ -117,6 +120,25 @@ def test_the_contending_pages_can_be_read_alone(tmp_path: Path) -> None:
     with open_logset(path) as logset, Analysis(logset) as analysis:
         analysis.read("rc_receiving_windows")
         assert analysis.read("rc_contending_pages").height == 1
+
+
+def _producers(**where: Any) -> dict[str, str]:
+    every = set(TABLES)
+    order = plan(REGISTRY, OUTPUTS, present=every, contract=TABLES, **where)
+    return {step.name: getattr(step, "query", "") for step in order.steps}
+
+
+def test_the_receiving_steps_come_from_the_receipts_unless_a_phase_cannot_read_them() -> None:
+    """On the whole log set the contending pages' steps are made from their receipts
+    alone (every page's steps, rc_moving_steps, are never made); the scope's phase,
+    which reads no receipts, takes them from the steps its buckets made."""
+    whole = _producers(available=set())
+    assert whole["rc_contending_steps"] == "history/moving_steps"
+    assert "rc_moving_steps" not in whole
+    scope = _producers(
+        available=set(PARTITION_PHASE) | {"rc_partition_findings"}, never_reads=PARTITION_ONLY
+    )
+    assert scope["rc_contending_steps"] == "frontier/contending_steps"
 
 
 @pytest.mark.slow

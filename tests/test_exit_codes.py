@@ -459,9 +459,12 @@ def test_classify_other_errors_as_internal(tmp_path: Path) -> None:
 
 # A signal while the engine is still loading: the import of reconcile.commands is
 # held until the signal has been handled (a finder that waits for it), so the test
-# does not depend on timing.
+# does not depend on timing. It waits in short sleeps, not in signal.pause(): the
+# handler of SIGTERM and SIGHUP interrupts the main thread from another thread, and
+# an interrupt that lands between Python's check for signals and pause() itself
+# would leave pause() waiting for ever (as it did on a loaded machine).
 SIGNAL_WHILE_LOADING = """
-import importlib.abc, os, signal, sys
+import importlib.abc, os, signal, sys, time
 # as from a terminal: a runner started under nohup (or as a background job of a
 # shell without job control) hands its children SIGHUP ignored
 signal.signal(signal.SIGHUP, signal.SIG_DFL)
@@ -470,7 +473,7 @@ class Held(importlib.abc.MetaPathFinder):
         if name == "reconcile.commands":
             os.kill(os.getpid(), signal.{signal})
             while True:
-                signal.pause()
+                time.sleep(0.01)
         return None
 sys.meta_path.insert(0, Held())
 from reconcile.cli import main

@@ -122,9 +122,11 @@ class Step:
     steps (a template), the name it reads under and the table it gets under that
     name. ``needs``: contract tables without which the step does not apply: its
     product is then empty. ``when``: (contract table, present) for a step that is one
-    of two alternatives producing the same table. ``view``: a view, not a table
-    (cheap to state, read once). ``lookups``: the functions built from tables it
-    reads that its query calls.
+    of two alternatives producing the same table. ``fallback``: an alternative
+    producer of a table that another step also produces, taken only where the other
+    reads a table the phase must never read (what a bucket of partitions gave the
+    scope's task in its stead). ``view``: a view, not a table (cheap to state, read
+    once). ``lookups``: the functions built from tables it reads that its query calls.
     """
 
     query: str
@@ -135,6 +137,7 @@ class Step:
     bind: tuple[tuple[str, str], ...] = ()
     needs: tuple[str, ...] = ()
     when: tuple[str, bool] | None = None
+    fallback: bool = False
     view: bool = False
     lookups: tuple[Lookup, ...] = ()
 

@@ -2,7 +2,8 @@
 
 From the declarations alone (:mod:`reconcile.engine.declare`): each table asked for
 that is not yet available is produced by its one producer (among alternatives, the
-one whose condition the log set meets), after the tables it reads; a guard on a
+one whose condition the log set meets; a fallback only where the phase must not
+read what the step it stands in for reads), after the tables it reads; a guard on a
 table runs before anything reads it. A plan is a list, in an order that respects
 every declared read; transient tables are dropped after their last reader.
 
@@ -35,13 +36,21 @@ def applies(producer: Producer, present: Collection[str]) -> bool:
     return not isinstance(producer, Step) or all(n in present for n in producer.needs)
 
 
-def chosen(registry: Registry, table: str, present: Collection[str]) -> Producer:
-    """The producer of ``table`` for a log set with the contract tables ``present``."""
+def chosen(
+    registry: Registry, table: str, present: Collection[str], never_reads: Collection[str] = ()
+) -> Producer:
+    """The producer of ``table`` for a log set with the contract tables ``present``,
+    in a phase that must never read ``never_reads``: a fallback only where the step
+    it stands in for reads one of those."""
     candidates = []
     for producer in registry.producers_of(table):
         when = getattr(producer, "when", None)
         if when is None or (when[0] in present) == when[1]:
             candidates.append(producer)
+    if len(candidates) > 1:
+        usable = [p for p in candidates if not set(p.reads) & set(never_reads)]
+        preferred = [p for p in usable if not getattr(p, "fallback", False)]
+        candidates = preferred or usable
     if len(candidates) != 1:
         found = "no step" if not candidates else f"{len(candidates)} steps"
         raise PlanError(f"{found} produce {table} for a log set with {sorted(present)}")
@@ -107,7 +116,7 @@ def plan(
             return
         if table in visiting:
             raise PlanError("the declarations form a cycle: " + " -> ".join([*visiting, table]))
-        producer = chosen(registry, table, present)
+        producer = chosen(registry, table, present, never_reads)
         if isinstance(producer, Input):
             raise PlanError(f"{table} is an input: supply it before asking for what reads it")
         products = {t.name for t in producer.products}

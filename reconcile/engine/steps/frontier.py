@@ -13,14 +13,21 @@ certificates, never instants × partitions:
 * the proven basis is the minimum over members of min(consumer, provider), each
   part a step function: provider certificates, event blockers, the snapshot
   prefix, pages before their first and after their last receipt, and in between
-  the page's block step by step as its receipts come (``rc_moving_steps``). All go
-  into the same tree, whose minimum is the proven frontier (``rc_proven_min``);
-  S, the steps, is then about the receipts that arrive between two instants.
+  the page's block step by step as its receipts come. All go into the same tree,
+  whose minimum is the proven frontier (``rc_proven_min``). The steps of a page
+  while its receipts come are about as many as the receipts, and most lie far above
+  the frontier: a first tree, with each such page's greatest block in place of its
+  steps (``rc_bound_min``), bounds the frontier from above at every instant, and
+  only the pages whose least block reaches that bound somewhere in their window
+  (``rc_contending_pages``) bring their steps (``rc_contending_steps``, made from
+  those pages' receipts alone). A step left out lies above the frontier wherever
+  it holds: it sets no value and holds no limiting partition.
 """
 
 from __future__ import annotations
 
 from reconcile.engine.declare import Lookup, Producer, Step, Table, Union, table
+from reconcile.engine.steps import history
 from reconcile.engine.steps.tree import INTERVALS, segment_tree_minimum
 
 EPOCHS = Step(
@@ -308,15 +315,42 @@ CONTENDING_PAGES = Step(
     reads=("rc_bound_min", "rc_receiving_windows"),
 )
 
-CONTENDING_STEPS = Step(
-    "frontier/contending_steps",
-    table(
-        "rc_contending_steps",
-        "scope_id VARCHAR, partition_id VARCHAR, from_t TIMESTAMP_NS, to_t TIMESTAMP_NS, cert CERT",
-        "the steps of rc_moving_steps of the pages of rc_contending_pages",
+CONTENDING_WINDOWS = Step(
+    "frontier/contending_windows",
+    Table(
+        "rc_contending_windows",
+        history.PAGE_WINDOWS.produces.columns,
+        "the rows of rc_page_windows of the pages of rc_contending_pages",
         transient=True,
     ),
+    reads=("rc_page_windows", "rc_contending_pages"),
+    view=True,
+)
+
+_CONTENDING_STEPS = Table(
+    "rc_contending_steps",
+    history.MOVING_STEPS.produces.columns,
+    "the steps of a page's block while its receipts come (as in rc_moving_steps), for"
+    " the pages of rc_contending_pages",
+    transient=True,
+)
+
+# Made from the receipts of those pages alone: the query of history/moving_steps on
+# their windows.
+CONTENDING_STEPS = Step(
+    "history/moving_steps",
+    _CONTENDING_STEPS,
+    reads=("receipts", "rc_mutated", "rc_contending_windows"),
+    bind=(("rc_page_windows", "rc_contending_windows"),),
+)
+
+# Where the scope's task reads no receipts (the Spark engine's scope phase): from
+# every page's steps, which the buckets of partitions computed (rc_moving_steps).
+CONTENDING_STEPS_GIVEN = Step(
+    "frontier/contending_steps",
+    _CONTENDING_STEPS,
     reads=("rc_moving_steps", "rc_contending_pages"),
+    fallback=True,
 )
 
 PROVEN_SEGMENTS = Step(
@@ -344,7 +378,9 @@ PROVEN: tuple[Producer, ...] = (
     RECEIVING_WINDOWS,
     *BOUND_MIN,
     CONTENDING_PAGES,
+    CONTENDING_WINDOWS,
     CONTENDING_STEPS,
+    CONTENDING_STEPS_GIVEN,
     PROVEN_SEGMENTS,
     *PROVEN_MIN,
     Step(
