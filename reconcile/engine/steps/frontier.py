@@ -20,7 +20,8 @@ certificates, never instants × partitions:
   steps (``rc_bound_min``), bounds the frontier from above at every instant, and
   only the pages whose least block reaches that bound somewhere in their window
   (``rc_contending_pages``) bring their steps (``rc_contending_steps``, made from
-  those pages' receipts alone). A step left out lies above the frontier wherever
+  those pages' receipts alone, or, in a phase that reads no receipts, taken from
+  every page's steps, ``rc_moving_steps``, that the buckets made). A step left out lies above the frontier wherever
   it holds: it sets no value and holds no limiting partition.
 """
 

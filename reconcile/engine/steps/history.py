@@ -3,7 +3,9 @@ history, the audit's "at its written_at" rules and the timelines are built from.
 
 The pieces that hold still between changes are tables (``rc_event_segments``,
 ``rc_records``, ``rc_page_windows``, ``rc_provider_steps``, ``rc_claim_steps``), and
-so is a page's block while its receipts come, step by step (``rc_moving_steps``).
+so is a page's block while its receipts come, step by step (``rc_moving_steps``, for
+every page: the Spark engine's buckets make it; the frontier takes only the pages that
+can hold it, :mod:`reconcile.engine.steps.frontier`).
 Certificates at given instants are computed by one exact evaluator,
 :func:`evaluate_points`, a template instantiated once per set of points (a won
 write's instant, a change point of a timeline, a point a notebook asks about); it

@@ -1,7 +1,7 @@
 -- The proven basis over the instants, in instant numbers, clipped to membership:
 -- rc_base_segments (every part but the receiving blocks), and the block of each
--- page while its receipts come, step by step (rc_moving_steps: each step exact), for
--- the pages whose steps can hold the frontier (rc_contending_steps); the steps of
+-- page while its receipts come, step by step (each step exact), for the pages whose
+-- steps can hold the frontier (rc_contending_steps); the steps of
 -- any other page lie above the frontier wherever they hold. A step that holds
 -- between two instants, not at one, covers no instant and is left out. A time
 -- becomes an instant number by rc_instant_no (the first instant at or after it; n,
