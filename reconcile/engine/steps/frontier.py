@@ -21,8 +21,9 @@ certificates, never instants × partitions:
   only the pages whose least block reaches that bound somewhere in their window
   (``rc_contending_pages``) bring their steps (``rc_contending_steps``, made from
   those pages' receipts alone, or, in a phase that reads no receipts, taken from
-  every page's steps, ``rc_moving_steps``, that the buckets made). A step left out lies above the frontier wherever
-  it holds: it sets no value and holds no limiting partition.
+  every page's steps, ``rc_moving_steps``, that the buckets made). A step left out
+  lies above the frontier wherever it holds: it sets no value and holds no limiting
+  partition.
 """
 
 from __future__ import annotations
