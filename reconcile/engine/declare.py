@@ -125,8 +125,9 @@ class Step:
     of two alternatives producing the same table. ``fallback``: an alternative
     producer of a table that another step also produces, taken only where the other
     reads (itself, not through the tables it reads) a table the phase must never
-    read (what a bucket of partitions gave the scope's task in its stead). ``view``: a view, not a table (cheap to state, read
-    once). ``lookups``: the functions built from tables it reads that its query calls.
+    read (what a bucket of partitions gave the scope's task in its stead). ``view``:
+    a view, not a table (cheap to state, read once). ``lookups``: the functions built
+    from tables it reads that its query calls.
     """
 
     query: str
