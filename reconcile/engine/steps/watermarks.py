@@ -93,6 +93,22 @@ SNAPSHOT_EVENTS = Step(
     reads=("rc_partitions", "snapshot"),
 )
 
+_PAGE_RECEIPTS_COLUMNS = (
+    "scope_id VARCHAR, partition_id VARCHAR, page_id VARCHAR, n_receipts BIGINT,"
+    " first_at TIMESTAMP_NS, last_at TIMESTAMP_NS, last_event EVENT, own_min_pos COORD"
+)
+
+PAGE_PASS = Step(
+    "watermarks/page_pass",
+    table(
+        "rc_page_pass",
+        _PAGE_RECEIPTS_COLUMNS,
+        "one row per page with receipts at T, every receipt at its own position: the"
+        " pages' receipts in one pass, before the event level's slices",
+    ),
+    reads=("receipts",),
+)
+
 _KNOWN_EVENTS_COLUMNS = (
     "pk PK, event_id VARCHAR, in_snapshot BOOLEAN, sort_pos COORD, mutated BOOLEAN,"
     " snap_eligible BOOLEAN, snap_stable BOOLEAN, visible_at TIMESTAMP_NS,"
@@ -174,12 +190,10 @@ EVENT_LEVEL = Sliced(
             "watermarks/page_receipts",
             table(
                 "rc_page_receipts",
-                "scope_id VARCHAR, partition_id VARCHAR, page_id VARCHAR, n_receipts BIGINT,"
-                " first_at TIMESTAMP_NS, last_at TIMESTAMP_NS, last_event EVENT,"
-                " own_min_pos COORD",
+                _PAGE_RECEIPTS_COLUMNS,
                 "one row per page with receipts at T: when they came, its last event",
             ),
-            reads=("receipts", "rc_mutated"),
+            reads=("rc_page_pass", "receipts", "rc_mutated", "rc_slice"),
             params=("slice_first", "slice_last"),
         ),
         Step(
@@ -315,6 +329,7 @@ STEPS: tuple[Producer, ...] = (
     PARTITIONS,
     RECEIPT_FAULTS,
     SNAPSHOT_EVENTS,
+    PAGE_PASS,
     EVENT_LEVEL,
     COUNTING_PAGES,
     PROVIDER,

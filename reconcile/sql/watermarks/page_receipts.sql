@@ -3,6 +3,22 @@
 -- its positions), which differs from the receipt's own only for mutated events.
 -- The pages of the slice of partitions in rc_slice (partition_id from $slice_first
 -- to $slice_last).
+--
+-- Where no event of the slice is mutated, rc_page_pass (one pass over every receipt,
+-- each at its own position) is already the answer. Where one is, the slice's
+-- receipts are counted again, each mutated event at its sort position. Only one of
+-- the two branches yields rows; DuckDB does not scan receipts for the other
+-- (bench/RESULTS.md, the 100 M time-ordered log set: one pass instead of one per slice).
+WITH slice_mutated AS (
+    SELECT m.event_id
+    FROM rc_mutated AS m
+    SEMI JOIN rc_slice AS s ON s.pk = m.pk
+)
+SELECT scope_id, partition_id, page_id, n_receipts, first_at, last_at, last_event, own_min_pos
+FROM rc_page_pass
+WHERE partition_id BETWEEN $slice_first AND $slice_last
+  AND NOT EXISTS (SELECT 1 FROM slice_mutated)
+UNION ALL
 SELECT
     r.scope_id,
     r.partition_id,
@@ -17,4 +33,5 @@ LEFT JOIN rc_mutated AS m
     ON m.pk = rc_pk(r.scope_id, r.partition_id) AND m.event_id = r.event_id
 WHERE r.recorded_at <= rc_as_of() AND r.page_id IS NOT NULL
   AND r.partition_id BETWEEN $slice_first AND $slice_last
+  AND EXISTS (SELECT 1 FROM slice_mutated)
 GROUP BY r.scope_id, r.partition_id, r.page_id
