@@ -56,7 +56,9 @@ def test_clean_run_exits_0_and_writes_every_table(
         "trigger_partition_id",
         "trigger_generation",
     }
-    assert all(len(line) <= 80 for line in text.splitlines()), text
+    # the summary fits a terminal of 80 columns, but for the report's path, which is
+    # as long as the user's (and pytest's, under its workers) folders make it
+    assert all(len(line) <= 80 for line in text.splitlines() if str(out) not in line), text
 
 
 def test_findings_at_or_above_fail_on_exit_1(
