@@ -1,0 +1,117 @@
+"""What the event level's pass over receipts costs, piece by piece, in DuckDB alone.
+
+    uv run python bench/event_level.py LOGSET                 # every variant
+    uv run python bench/event_level.py LOGSET scan agg_table  # some of them
+
+On one slice of a log set's receipts (the first quarter of its partitions, as the
+audit cuts 100 M receipts into four slices), with DuckDB at 2 threads and a 3 GB
+memory limit, as ``bench/scale.py`` runs the audit. Each variant is one statement,
+timed alone; every table it makes is dropped before the next. The SQL mirrors
+``reconcile/sql/watermarks/`` without importing it, so that the engine's own steps
+can change and this record still says what each formulation costs:
+
+* ``scan``: read the columns the event aggregate reads, and nothing more;
+* ``groups``: the distinct (partition, event) pairs, counted (DuckDB drops the
+  aggregates a count does not read: this is grouping alone);
+* ``agg_table``: the event aggregate as ``receipt_events`` made it before issue 20's
+  second pass: every event grouped, into a table;
+* ``keys``: over every receipt (not a slice), the 64-bit hashes of (scope,
+  partition, event) with more than one receipt or one without a durable outcome
+  (``watermarks/open_keys``);
+* ``two_scans``: the slice's events as ``receipt_events`` makes them with those
+  keys: a projection of the settled receipts and a grouping of the others, each
+  branch its own scan;
+* ``cte``: the same, the slice's receipts read once into a materialized CTE;
+* ``slice_keys``: the keys found within the slice, from its receipts read once.
+
+Figures go to the terminal; ``bench/EVENT_LEVEL.md`` keeps the ones measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import duckdb
+
+DURABLE = "outcome IN ('committed', 'dead_lettered')"
+BITS = """CASE outcome WHEN 'committed' THEN 1 WHEN 'dead_lettered' THEN 1 WHEN 'failed' THEN 2
+    WHEN 'ineligible' THEN CASE WHEN eligibility_stable THEN 12 ELSE 4 END ELSE 0 END"""
+AGGREGATE = f"""hash(scope_id, partition_id) AS pk, event_id, min(position) AS sort_pos,
+    min(recorded_at) AS first_at, min(recorded_at) FILTER (WHERE {DURABLE}) AS durable_at,
+    CAST(bit_or({BITS})
+         | CASE WHEN count(*) FILTER (WHERE {DURABLE}) > 1 THEN 16 ELSE 0 END
+         | CASE WHEN min(position) <> max(position) THEN 32 ELSE 0 END AS UTINYINT) AS flags"""
+SETTLED = """hash(scope_id, partition_id) AS pk, event_id, position AS sort_pos,
+    recorded_at AS first_at, recorded_at AS durable_at, CAST(1 AS UTINYINT) AS flags"""
+KEY = "hash(scope_id, partition_id, event_id)"
+
+
+def variants(where: str) -> dict[str, str]:
+    return {
+        "scan": f"""SELECT count(*), max(event_id), max(position), max(recorded_at), max(outcome),
+            bool_or(eligibility_stable), max(scope_id) FROM receipts WHERE {where}""",
+        "groups": f"""SELECT count(*) FROM (SELECT hash(scope_id, partition_id), event_id
+            FROM receipts WHERE {where} GROUP BY ALL)""",
+        "agg_table": f"""CREATE TEMP TABLE out AS SELECT {AGGREGATE} FROM receipts WHERE {where}
+            GROUP BY hash(scope_id, partition_id), event_id""",
+        "keys": f"""CREATE TEMP TABLE keys AS SELECT {KEY} AS key FROM receipts GROUP BY {KEY}
+            HAVING count(*) > 1 OR NOT bool_and(coalesce({DURABLE}, false))""",
+        "two_scans": f"""CREATE TEMP TABLE out AS
+            SELECT {SETTLED} FROM receipts ANTI JOIN keys ON keys.key = {KEY} WHERE {where}
+            UNION ALL
+            SELECT {AGGREGATE} FROM receipts SEMI JOIN keys ON keys.key = {KEY} WHERE {where}
+            GROUP BY hash(scope_id, partition_id), event_id""",
+        "cte": f"""CREATE TEMP TABLE out AS
+            WITH r AS MATERIALIZED (
+                SELECT receipts.*, keys.key IS NOT NULL AS open FROM receipts
+                LEFT JOIN keys ON keys.key = {KEY} WHERE {where})
+            SELECT {SETTLED} FROM r WHERE NOT open
+            UNION ALL
+            SELECT {AGGREGATE} FROM r WHERE open GROUP BY hash(scope_id, partition_id), event_id""",
+        "slice_keys": f"""CREATE TEMP TABLE out AS
+            WITH r AS MATERIALIZED (
+                SELECT scope_id, partition_id, event_id, position, recorded_at, outcome,
+                       eligibility_stable, {KEY} AS key
+                FROM receipts WHERE {where}),
+            open AS (
+                SELECT key FROM r GROUP BY key
+                HAVING count(*) > 1 OR NOT bool_and(coalesce({DURABLE}, false)))
+            SELECT {SETTLED} FROM r ANTI JOIN open USING (key)
+            UNION ALL
+            SELECT {AGGREGATE} FROM r SEMI JOIN open USING (key)
+            GROUP BY hash(scope_id, partition_id), event_id""",
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("logset", type=Path)
+    parser.add_argument("names", nargs="*", help="variants to run (default: all, in order)")
+    args = parser.parse_args()
+    con = duckdb.connect()
+    con.execute("SET threads = 2; SET memory_limit = '3GB'; SET preserve_insertion_order = false")
+    files = str(args.logset / "receipts" / "*.parquet")
+    con.execute(f"CREATE VIEW receipts AS SELECT * FROM read_parquet('{files}')")
+    first, last = con.execute(
+        "SELECT min(partition_id), quantile_disc(partition_id, 0.25)"
+        " FROM (SELECT DISTINCT partition_id FROM receipts)"
+    ).fetchone() or (None, None)
+    where = f"partition_id BETWEEN '{first}' AND '{last}'"
+    queries = variants(where)
+    names = args.names or list(queries)
+    if any(n in ("two_scans", "cte") for n in names) and "keys" not in names:
+        names.insert(0, "keys")
+    for name in names:
+        started = time.perf_counter()
+        con.execute(queries[name])
+        seconds = time.perf_counter() - started
+        made = "keys" if name == "keys" else "out" if queries[name].startswith("CREATE") else None
+        rows = con.execute(f"SELECT count(*) FROM {made}").fetchone()[0] if made else None  # type: ignore[index]
+        print(f"{name:<10} {seconds:6.2f} s" + (f"  {rows:,} rows" if rows is not None else ""))
+        con.execute("DROP TABLE IF EXISTS out")
+
+
+if __name__ == "__main__":
+    main()
