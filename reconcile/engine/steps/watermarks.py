@@ -1,8 +1,9 @@
 """The watermarks of CONTRACT.md §4.1-§4.11: each partition's state at T.
 
 The event level (every event's receipts aggregated) is the one pass over all
-receipts; it runs in slices of partitions (:data:`EVENT_LEVEL`) and keeps only the
-events not settled by their first receipt (``rc_open_events``).
+receipts per event; it runs in slices of partitions (:data:`EVENT_LEVEL`) and keeps
+only the events not settled by their first receipt (``rc_open_events``). The pages'
+receipts are counted once for all slices before it (:data:`PAGE_PASS`).
 """
 
 from __future__ import annotations
