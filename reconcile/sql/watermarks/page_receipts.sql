@@ -7,8 +7,8 @@
 -- Where no event of the slice is mutated, rc_page_pass (one pass over every receipt,
 -- each at its own position) is already the answer. Where one is, the slice's
 -- receipts are counted again, each mutated event at its sort position. Only one of
--- the two branches yields rows; DuckDB does not scan receipts for the other
--- (bench/RESULTS.md, the 100 M time-ordered log set: one pass instead of one per slice).
+-- the two branches yields rows; DuckDB skips the other's aggregate (it may still
+-- read receipts for its join: bench/EVENT_LEVEL.md has what the slices cost at 100 M).
 WITH slice_mutated AS (
     SELECT m.event_id
     FROM rc_mutated AS m
