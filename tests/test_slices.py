@@ -19,11 +19,8 @@ from tests.conftest import fast_tier
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 
-# faults and timestamps hold snapshots; membership does not
-@pytest.mark.parametrize("name", fast_tier(["faults", "membership", "timestamps"], keep=[]))
-def test_slices_change_nothing(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    with open_logset(DATA / name) as logset:
-        whole = audit(logset)
+def slice_small(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From now on the engine cuts the event level into slices of 1,000 receipts."""
     small = dataclasses.replace(EVENT_LEVEL, per_slice=1_000)
     registry = Registry(
         tuple(small if p is EVENT_LEVEL else p for p in REGISTRY.producers),
@@ -31,6 +28,14 @@ def test_slices_change_nothing(monkeypatch: pytest.MonkeyPatch, name: str) -> No
         REGISTRY.phases,
     )
     monkeypatch.setattr(analysis_module, "REGISTRY", registry)
+
+
+# faults and timestamps hold snapshots; membership does not
+@pytest.mark.parametrize("name", fast_tier(["faults", "membership", "timestamps"], keep=[]))
+def test_slices_change_nothing(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    with open_logset(DATA / name) as logset:
+        whole = audit(logset)
+    slice_small(monkeypatch)
     with open_logset(DATA / name) as logset, Analysis(logset) as sliced_analysis:
         sliced_analysis.watermarks()
         slices = [q for q, _ in sliced_analysis.timings if q == "watermarks/slice"]
@@ -56,13 +61,7 @@ def test_sliced_page_receipts_equal_the_whole(monkeypatch: pytest.MonkeyPatch) -
         whole = whole_analysis.read("rc_page_receipts").sort(order)
         mutated = whole_analysis.read("rc_mutated")
     assert mutated.height > 0
-    small = dataclasses.replace(EVENT_LEVEL, per_slice=1_000)
-    registry = Registry(
-        tuple(small if p is EVENT_LEVEL else p for p in REGISTRY.producers),
-        REGISTRY.guards,
-        REGISTRY.phases,
-    )
-    monkeypatch.setattr(analysis_module, "REGISTRY", registry)
+    slice_small(monkeypatch)
     with open_logset(DATA / "faults") as logset, Analysis(logset) as sliced_analysis:
         sliced = sliced_analysis.read("rc_page_receipts").sort(order)
         assert len([q for q, _ in sliced_analysis.timings if q == "watermarks/slice"]) > 1
