@@ -22,7 +22,13 @@ can change and this record still says what each formulation costs:
   keys: a projection of the settled receipts and a grouping of the others, each
   branch its own scan;
 * ``cte``: the same, the slice's receipts read once into a materialized CTE;
-* ``slice_keys``: the keys found within the slice, from its receipts read once.
+* ``slice_keys``: the keys found within the slice, from its receipts read once;
+* ``page_settled``: over every receipt, the page pass (``watermarks/page_pass``) with,
+  per page, the count, the lowest and highest position and the latest four times of
+  its settled receipts (those whose key is not in ``keys``): what page status and the
+  committed watermark would need of the settled events, instead of a row for each;
+* ``open_events``: over every receipt, the exact aggregate of the events in ``keys``
+  alone (a semi-join): the only per-event table such a design keeps.
 
 Figures go to the terminal; ``bench/EVENT_LEVEL.md`` keeps the ones measured.
 """
@@ -82,6 +88,20 @@ def variants(where: str) -> dict[str, str]:
             UNION ALL
             SELECT {AGGREGATE} FROM r SEMI JOIN open USING (key)
             GROUP BY hash(scope_id, partition_id), event_id""",
+        "page_settled": f"""CREATE TEMP TABLE out AS
+            SELECT scope_id, partition_id, page_id, count(*) AS n_receipts,
+                   min(recorded_at) AS first_at, max(recorded_at) AS last_at,
+                   max({{'p': position, 'e': event_id}}) AS last_event,
+                   min(position) AS own_min_pos,
+                   count(*) FILTER (WHERE keys.key IS NULL) AS n_settled,
+                   min(position) FILTER (WHERE keys.key IS NULL) AS settled_lo,
+                   max(position) FILTER (WHERE keys.key IS NULL) AS settled_hi,
+                   max(recorded_at, 4) FILTER (WHERE keys.key IS NULL) AS settled_latest
+            FROM receipts LEFT JOIN keys ON keys.key = {KEY}
+            GROUP BY ALL""",
+        "open_events": f"""CREATE TEMP TABLE out AS
+            SELECT {AGGREGATE} FROM receipts SEMI JOIN keys ON keys.key = {KEY}
+            GROUP BY hash(scope_id, partition_id), event_id""",
     }
 
 
@@ -101,7 +121,8 @@ def main() -> None:
     where = f"partition_id BETWEEN '{first}' AND '{last}'"
     queries = variants(where)
     names = args.names or list(queries)
-    if any(n in ("two_scans", "cte") for n in names) and "keys" not in names:
+    needs_keys = ("two_scans", "cte", "page_settled", "open_events")
+    if any(n in needs_keys for n in names) and "keys" not in names:
         names.insert(0, "keys")
     for name in names:
         started = time.perf_counter()
