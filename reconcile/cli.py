@@ -31,9 +31,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from reconcile.catalog import SEVERITIES
 from reconcile.config import THREADS_PER_CORE, check_threads
 from reconcile.engine.settings import AuditSettings
-from reconcile.engine.steps.rules import SEVERITIES
 from reconcile.errors import UsageError
 from reconcile.exits import (
     EXIT_FINDINGS,
@@ -194,6 +194,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_INVALID, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed package's version, looked up only when asked."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from importlib.metadata import version  # noqa: PLC0415
+
+        print(f"reconcile {version('reconcile')}")
+        parser.exit(EXIT_OK)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="reconcile",
@@ -202,6 +212,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
+    parser.add_argument(
+        "--version", action=_Version, nargs=0, help="print the version of reconcile and exit"
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     validate = commands.add_parser(
@@ -324,26 +337,54 @@ def build_parser() -> argparse.ArgumentParser:
     )
     simulate.add_argument("out", type=Path, metavar="OUT", help="the log set directory to write")
     defaults = SimOptions()
-    simulate.add_argument("--seed", type=_at_least(0), default=defaults.seed)
-    simulate.add_argument("--scopes", type=_at_least(1), default=defaults.scopes)
-    simulate.add_argument("--partitions", type=_at_least(1), default=defaults.partitions)
     simulate.add_argument(
-        "--events", type=_at_least(1), default=defaults.events, help="source events per scope"
+        "--seed",
+        type=_at_least(0),
+        default=defaults.seed,
+        help="random seed: the same arguments give the same files (default: %(default)s)",
     )
-    simulate.add_argument("--coordinate", choices=["int64", "timestamp"], default="int64")
     simulate.add_argument(
-        "--evidence", choices=[e.value for e in Evidence], default=defaults.evidence.value
+        "--scopes", type=_at_least(1), default=defaults.scopes, help="scopes (default: %(default)s)"
+    )
+    simulate.add_argument(
+        "--partitions",
+        type=_at_least(1),
+        default=defaults.partitions,
+        help="partitions per scope (default: %(default)s)",
+    )
+    simulate.add_argument(
+        "--events",
+        type=_at_least(1),
+        default=defaults.events,
+        help="source events per scope (default: %(default)s)",
+    )
+    simulate.add_argument(
+        "--coordinate",
+        choices=["int64", "timestamp"],
+        default="int64",
+        help="the ordering coordinate's type (default: %(default)s)",
+    )
+    simulate.add_argument(
+        "--evidence",
+        choices=[e.value for e in Evidence],
+        default=defaults.evidence.value,
+        help="receipts: receipts and pages, finality on page responses; snapshot: the"
+        " source's snapshot and bounds as well; mixed: even scopes receipts, odd ones"
+        " snapshot (default: %(default)s)",
     )
     simulate.add_argument(
         "--membership",
         choices=[m.value for m in Membership],
         default=defaults.membership.value,
-        help="a membership change in the first scope (membership faults imply split)",
+        help="a membership change in the first scope (membership faults imply split;"
+        " default: %(default)s)",
     )
     simulate.add_argument(
         "--eligibility",
         choices=[e.value for e in Eligibility],
         default=defaults.eligibility.value,
+        help="stable: ineligible events carry a stable proof; mutable: their decision can"
+        " change, and the consumer holds at them (default: %(default)s)",
     )
     simulate.add_argument(
         "--fault",
@@ -353,16 +394,33 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="inject a fault (repeatable): " + ", ".join(sorted(FAULTS)),
     )
-    simulate.add_argument("--page-size", type=_at_least(1), default=defaults.page_size)
-    simulate.add_argument("--crash-rate", type=_finite(0.0, 1.0), default=defaults.crash_rate)
-    simulate.add_argument("--finality-rate", type=_finite(0.0, 1.0), default=defaults.finality_rate)
+    simulate.add_argument(
+        "--page-size",
+        type=_at_least(1),
+        default=defaults.page_size,
+        help="events per page (default: %(default)s)",
+    )
+    simulate.add_argument(
+        "--crash-rate",
+        type=_finite(0.0, 1.0),
+        default=defaults.crash_rate,
+        help="share of pages where the worker crashes, 0 to 1 (default: %(default)s)",
+    )
+    simulate.add_argument(
+        "--finality-rate",
+        type=_finite(0.0, 1.0),
+        default=defaults.finality_rate,
+        help="share of non-empty page responses with the provider's finality, 0 to 1"
+        " (default: %(default)s)",
+    )
     simulate.add_argument(
         "--layout",
         choices=["contract", "foreign"],
         default="contract",
         help="foreign: rewrite the log set as a user's own logs might be (other column"
         " names, epoch-ms timestamps, other outcome spellings, two tables in one file, CSV"
-        " and JSON Lines), with the reconcile.toml mapping that reads it",
+        " and JSON Lines), with the reconcile.toml mapping that reads it (default:"
+        " %(default)s)",
     )
     simulate.add_argument("--force", action="store_true", help="replace OUT if it exists")
     for command in [*commands.choices.values(), *mapping_commands.choices.values()]:

@@ -9,15 +9,32 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, cast
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 import polars as pl
-from matplotlib.figure import Figure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+MISSING = (
+    "reconcile.plots draws with matplotlib, which is not installed: install the"
+    " notebooks extra, pip install 'reconcile[notebooks]' (or uv sync --extra notebooks)"
+)
+
+
+def _pyplot() -> ModuleType:
+    """matplotlib's pyplot on the Agg backend, imported on first use: matplotlib is
+    an extra (``reconcile[notebooks]``), and a clear error names it when missing."""
+    try:
+        import matplotlib  # noqa: PLC0415
+    except ImportError as error:
+        raise ImportError(MISSING) from error
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    return plt
+
 
 SEVERITY_COLORS = {
     "critical": "#b30000",
@@ -46,6 +63,7 @@ def frontier_timeline(
     """The merged frontier on both bases over time, with chosen partitions' claimed
     (dashed) and proven (solid) certificates, findings as vertical marks, and grey
     bands where the proven frontier is a vector (no honest scalar)."""
+    plt = _pyplot()
     fig, ax = plt.subplots(figsize=(10, 4.5))
     mine = history.filter(pl.col("scope_id") == scope_id).sort("at")
     if steps is not None:
@@ -98,7 +116,7 @@ def frontier_timeline(
     ax.legend(fontsize=7, ncol=3, loc="upper left")
     fig.autofmt_xdate()
     fig.tight_layout()
-    return fig
+    return cast("Figure", fig)
 
 
 def partition_lag(
@@ -107,6 +125,7 @@ def partition_lag(
     """Each partition's claimed and proven certificate side by side."""
     frame = watermarks.sort("scope_id", "partition_id")
     labels = [f"{s}/{p}" for s, p in zip(frame["scope_id"], frame["partition_id"], strict=True)]
+    plt = _pyplot()
     fig, ax = plt.subplots(figsize=(10, max(2.5, 0.35 * len(labels))))
     ys = range(len(labels))
     ax.barh(
@@ -129,12 +148,13 @@ def partition_lag(
     ax.set_title(title)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    return fig
+    return cast("Figure", fig)
 
 
 def findings_by_rule(findings: pl.DataFrame) -> Figure:
     """How many findings of each rule, colored by severity."""
     counts = findings.group_by("rule", "severity").len().sort("len")
+    plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, max(2.5, 0.35 * counts.height)))
     ax.barh(
         counts["rule"].to_list(),
@@ -143,7 +163,7 @@ def findings_by_rule(findings: pl.DataFrame) -> Figure:
     )
     ax.set_title("findings by rule (color: severity)")
     fig.tight_layout()
-    return fig
+    return cast("Figure", fig)
 
 
 def save(fig: Figure, name: str) -> Path | None:

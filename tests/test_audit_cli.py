@@ -31,11 +31,14 @@ def test_clean_run_exits_0_and_writes_every_table(
     code, text, _ = run(capsys, str(DATA / "clean"), "--out", str(out))
     assert code == 0, text
     assert sorted(p.name for p in out.iterdir()) == [
+        "findings.json",
         "findings.parquet",
         "frontier_history.parquet",
         "frontiers.parquet",
+        "junit.xml",
         "report.html",
         "summary.json",
+        "summary.md",
         "watermarks.parquet",
     ]
     facts = json.loads((out / "summary.json").read_text())

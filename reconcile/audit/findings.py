@@ -8,18 +8,22 @@ from __future__ import annotations
 
 import polars as pl
 
+from reconcile.catalog import SEVERITIES
 from reconcile.engine.analysis import Analysis
 from reconcile.engine.settings import AuditSettings
 from reconcile.engine.steps.rules import PARTITION_FINDINGS as _PARTITION_FINDINGS
-from reconcile.engine.steps.rules import SEVERITIES
 
 # The partition rules' findings as a working table: computed by the partitions'
 # phase where the audit is spread over partitions (reconcile.audit.phases).
 PARTITION_FINDINGS = _PARTITION_FINDINGS.name
 
+# Severity as an ordered type: sorting a frame (or a Parquet file read back with its
+# dictionary's order) puts critical first, info last.
+SEVERITY = pl.Enum(SEVERITIES)
+
 FINDING_SCHEMA: dict[str, pl.DataType] = {
     "rule": pl.String(),
-    "severity": pl.String(),
+    "severity": SEVERITY,
     "scope_id": pl.String(),
     "partition_id": pl.String(),
     "epoch": pl.Int64(),
@@ -46,23 +50,16 @@ def findings(analysis: Analysis) -> pl.DataFrame:
 
 def sort_findings(found: pl.DataFrame) -> pl.DataFrame:
     """Findings in report order: most severe first, then by rule and key."""
-    rank = {s: i for i, s in enumerate(SEVERITIES)}
-    return (
-        found.with_columns(
-            pl.col("severity").replace_strict(rank, return_dtype=pl.Int8).alias("_rank")
-        )
-        .sort(
-            "_rank",
-            "rule",
-            "scope_id",
-            "partition_id",
-            "at",
-            "event_id",
-            "generation",
-            nulls_last=True,
-            maintain_order=True,
-        )
-        .drop("_rank")
+    return found.with_columns(pl.col("severity").cast(SEVERITY)).sort(
+        "severity",
+        "rule",
+        "scope_id",
+        "partition_id",
+        "at",
+        "event_id",
+        "generation",
+        nulls_last=True,
+        maintain_order=True,
     )
 
 
@@ -70,6 +67,7 @@ __all__ = [
     "FINDING_SCHEMA",
     "PARTITION_FINDINGS",
     "SEVERITIES",
+    "SEVERITY",
     "AuditSettings",
     "as_findings",
     "findings",

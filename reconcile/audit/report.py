@@ -37,12 +37,24 @@ import polars as pl
 
 from reconcile.atomic import swap_in
 from reconcile.audit import AuditResult
+from reconcile.engine.steps.rules import PARTITION_RULES, SCOPE_RULES
 from reconcile.errors import UsageError
+from reconcile.render.findings_json import render_findings_json
+from reconcile.render.junit_xml import render_junit_xml
+from reconcile.render.summary_md import render_summary_md
 
 GENERATOR = "reconcile audit"
 TABLES = ("watermarks", "frontiers", "frontier_history", "findings")
 # Every file a report holds: a folder with anything else in it is not a report.
-REPORT_FILES = frozenset({*(f"{t}.parquet" for t in TABLES), "summary.json", "report.html"})
+# The files for machines (docs/outputs.md): every audit writes them.
+MACHINE_FILES = ("findings.json", "summary.md", "junit.xml")
+REPORT_FILES = frozenset(
+    {*(f"{t}.parquet" for t in TABLES), "summary.json", "report.html", *MACHINE_FILES}
+)
+# the contract tables each rule reads, without which it does not apply (junit.xml)
+RULE_NEEDS = {
+    step.query.removeprefix("audit/"): step.needs for step in (*PARTITION_RULES, *SCOPE_RULES)
+}
 MARKER = "summary.json"
 
 
@@ -66,6 +78,18 @@ def summary(result: AuditResult, fail_on: str) -> dict[str, Any]:
         "frontiers": frontiers,
         "fail_on": fail_on,
         "failing_findings": failing,
+    }
+
+
+def machine_outputs(result: AuditResult, facts: dict[str, Any]) -> dict[str, str]:
+    """findings.json, summary.md and junit.xml of an audit whose summary is ``facts``."""
+    scopes = sorted(
+        set(result.frontiers["scope_id"].to_list()) | set(result.findings["scope_id"].to_list())
+    )
+    return {
+        "findings.json": render_findings_json(result.findings, facts),
+        "summary.md": render_summary_md(result.findings, result.frontiers, facts),
+        "junit.xml": render_junit_xml(result.findings, scopes, facts, RULE_NEEDS),
     }
 
 
@@ -245,6 +269,8 @@ def write_report(
             facts = summary(result, fail_on)
             if html is not None:
                 (staging / "report.html").write_text(html(result, facts), encoding="utf-8")
+            for name, text in machine_outputs(result, facts).items():
+                (staging / name).write_text(text, encoding="utf-8")
             # the marker last: a folder is a report only once everything is in it
             (staging / MARKER).write_text(
                 json.dumps(facts, indent=2, default=str) + "\n", encoding="utf-8"

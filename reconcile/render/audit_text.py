@@ -83,7 +83,7 @@ def render_audit_text(result: AuditResult, facts: dict[str, Any], out: str) -> s
             )
         more = result.findings.filter(pl.col("severity") != "info").height - worst.height
         if more > 0:
-            lines.append(f"  ... and {more} more in findings.parquet")
+            lines.append(f"  ... and {more} more in report.html")
     lines.append("")
     lines.append("frontier:")
     for row in result.frontiers.iter_rows(named=True):
@@ -91,5 +91,6 @@ def render_audit_text(result: AuditResult, facts: dict[str, Any], out: str) -> s
         text = f"  {inline(row['scope_id'])} {row['basis']:<7} epoch {epoch}: {_frontier(row)}"
         lines.extend(textwrap.wrap(text, WIDTH, subsequent_indent="      "))
     lines.append("")
-    lines.append(f"report: {inline(out)}")
+    lines.append(f"report: {inline(out)}/report.html")
+    lines.append("  (for machines: findings.json, summary.md, junit.xml; tables as Parquet)")
     return "\n".join(lines)

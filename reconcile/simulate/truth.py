@@ -5,25 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# CONTRACT.md §5: each rule's severity and the fields that identify one finding
+from reconcile.catalog import RULES as CATALOG
+
+# docs/contract.md §5: each rule's severity and the fields that identify one finding
 RULES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "skipped_event": ("critical", ("partition_id", "event_id")),
-    "overclaim": ("error", ("partition_id", "attempt_id", "generation")),
-    "watermark_regressed": ("error", ("partition_id", "attempt_id", "generation")),
-    "cas_chain_broken": ("critical", ("partition_id", "attempt_id", "generation")),
-    "stale_owner_won": ("critical", ("partition_id", "attempt_id", "generation")),
-    "mixed_checkpoint": ("error", ("partition_id", "attempt_id", "generation")),
-    "token_as_watermark": ("error", ("partition_id", "attempt_id", "generation")),
-    "empty_page_advanced": ("error", ("partition_id", "attempt_id", "generation")),
-    "ordering_mutated": ("critical", ("partition_id", "event_id")),
-    "late_insert": ("critical", ("partition_id", "event_id")),
-    "unknown_endpoint": ("warning", ("partition_id", "attempt_id", "generation")),
-    "unproven_membership": ("error", ("epoch", "partition_id")),
-    "cutover_overclaim": ("error", ("epoch",)),
-    "published_overclaim": ("critical", ("at",)),
-    "published_regressed": ("error", ("at",)),
-    "stalled_partition": ("info", ("partition_id",)),
-    "replayed_events": ("info", ("partition_id",)),
+    name: (rule.severity, rule.key) for name, rule in CATALOG.items()
 }
 
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 from reconcile.engine.declare import Producer, Step, Union, table
 from reconcile.engine.steps.history import POINTS_COLUMNS, evaluate_points
 
-SEVERITIES = ("critical", "error", "warning", "info")
-
 FINDING = (
     "rule VARCHAR, severity VARCHAR, scope_id VARCHAR, partition_id VARCHAR, epoch BIGINT,"
     " at TIMESTAMP_NS, event_id VARCHAR, attempt_id VARCHAR, generation BIGINT,"

@@ -1,0 +1,1 @@
+"""Formats the package ships: the JSON Schema of findings.json (docs/outputs.md)."""

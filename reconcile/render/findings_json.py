@@ -1,0 +1,107 @@
+"""findings.json: every finding of an audit, for machines (CI jobs, review bots).
+
+Its form is the JSON Schema shipped in the package
+(``reconcile/formats/findings.schema.json``, :func:`schema`), documented in
+docs/outputs.md. One object per finding, in report order (most severe first), with
+its evidence as a JSON object, its ``key`` (the fields that identify it: a rule
+reports each key once, and ``reconcile diff`` matches two reports' findings by it),
+whether it is at or above ``--fail-on``, and where docs/rules.md says what to do.
+
+The findings are encoded by Polars column by column: no Python object per finding.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+import polars as pl
+
+from reconcile.catalog import DOCS, RULES, SEVERITIES, at_or_above, key_fields
+
+FORMAT = "reconcile.findings/1"
+SCHEMA_FILE = "findings.schema.json"
+# a finding's instant: ISO 8601 in UTC, to the nanosecond the engine keeps
+INSTANT = "%Y-%m-%dT%H:%M:%S%.fZ"
+
+SCALARS = (
+    "rule",
+    "severity",
+    "scope_id",
+    "partition_id",
+    "epoch",
+    "at",
+    "event_id",
+    "attempt_id",
+    "generation",
+    "page_id",
+    "message",
+)
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema findings.json follows."""
+    text = resources.files("reconcile.formats").joinpath(SCHEMA_FILE).read_text("utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def _keys(findings: pl.DataFrame) -> pl.Expr:
+    """Each finding's key as a JSON object: its rule's key fields, by rule."""
+    key = pl.lit(None, dtype=pl.String)
+    for rule in RULES:
+        fields = [
+            pl.col("at_text").alias("at") if f == "at" else pl.col(f) for f in key_fields(rule)
+        ]
+        key = (
+            pl.when(pl.col("rule") == rule)
+            .then(pl.struct(fields).struct.json_encode())
+            .otherwise(key)
+        )
+    return key
+
+
+def finding_lines(findings: pl.DataFrame, fail_on: str) -> pl.Series:
+    """One JSON object (text) per finding, in the frame's order."""
+    if findings.is_empty():
+        return pl.Series("line", [], dtype=pl.String)
+    framed = findings.with_columns(
+        pl.col("severity").cast(pl.String),
+        pl.col("at").dt.to_string(INSTANT).alias("at_text"),
+    )
+    failing = pl.col("severity").is_in(list(at_or_above(fail_on)))
+    scalars = [pl.col("at_text").alias("at") if c == "at" else pl.col(c) for c in SCALARS]
+    head = pl.struct([*scalars, failing.alias("failing")]).struct.json_encode()
+    return framed.select(
+        pl.concat_str(
+            head.str.strip_suffix("}"),
+            pl.lit(',"key":'),
+            _keys(framed),
+            pl.lit(',"evidence":'),
+            pl.col("evidence").fill_null("null"),
+            pl.lit(',"doc":"' + DOCS + "#"),
+            pl.col("rule"),
+            pl.lit('"}'),
+        ).alias("line")
+    )["line"]
+
+
+def render_findings_json(findings: pl.DataFrame, facts: dict[str, Any]) -> str:
+    """findings.json for an audit whose summary.json is ``facts``."""
+    fail_on = facts["fail_on"]
+    head = {
+        "format": FORMAT,
+        "generator": facts["generator"],
+        "as_of": facts["as_of"],
+        "logset": facts["inputs"]["logset"],
+        "fail_on": fail_on,
+        "failing": facts["failing_findings"],
+        "severities": list(SEVERITIES),
+        "counts": facts["findings"],
+    }
+    lines = finding_lines(findings, fail_on)
+    text = json.dumps(head, indent=2, ensure_ascii=True)
+    body = ",\n    ".join(lines.to_list())
+    items = f"[\n    {body}\n  ]" if body else "[]"
+    return text[:-2] + f',\n  "findings": {items}\n}}\n'
