@@ -302,6 +302,30 @@ def build_parser() -> argparse.ArgumentParser:
     front.add_argument("--json", action="store_true", help="print the rows as JSON")
     _engine_options(front)
 
+    differ = commands.add_parser(
+        "diff",
+        help="what changed between two audit reports",
+        description="Compare two audit reports (the --out folders of two audits, e.g. of"
+        " successive runs): findings new, resolved and unchanged (matched by rule and key,"
+        " docs/rules.md), each scope's frontier movement per basis, and every watermark"
+        " that went back. Exit 0 when nothing new is at or above --fail-on, 1 when"
+        " something is, 2 when a folder is not a readable report.",
+    )
+    differ.add_argument("old", type=Path, metavar="OLD_REPORT", help="the earlier report folder")
+    differ.add_argument("new", type=Path, metavar="NEW_REPORT", help="the later report folder")
+    differ.add_argument(
+        "--fail-on",
+        choices=list(SEVERITIES),
+        default="error",
+        help="exit 1 when a new finding is at or above this severity (default: error)",
+    )
+    differ.add_argument(
+        "--format",
+        choices=["text", "markdown", "json"],
+        default="text",
+        help="text for a terminal, markdown for a pull request, json for machines (default: text)",
+    )
+
     mapping = commands.add_parser(
         "map",
         help="mapping files: read your own logs as the contract's tables",

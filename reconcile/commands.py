@@ -24,6 +24,7 @@ from reconcile.api import open_logset
 from reconcile.audit import AuditSettings, audit
 from reconcile.audit.report import prepare_target, write_report
 from reconcile.config import EngineConfig, check_memory_limit, threads_for
+from reconcile.diff import diff_reports
 from reconcile.engine import Analysis, watermarks
 from reconcile.errors import (
     InputError,
@@ -48,6 +49,7 @@ from reconcile.mapping.suggest import suggest_mapping
 from reconcile.problems import DEFAULT_EXAMPLES
 from reconcile.progress import Progress, StepClock, Steps, check_profile, write_profile
 from reconcile.render.audit_text import render_audit_text
+from reconcile.render.diff_out import render_diff_json, render_diff_markdown, render_diff_text
 from reconcile.render.html import render_html
 from reconcile.render.safe import for_json, for_terminal
 from reconcile.render.tables import (
@@ -269,6 +271,17 @@ def _audit(args: argparse.Namespace, clock: StepClock) -> int:
     return EXIT_FINDINGS if result.at_or_above(args.fail_on) else EXIT_OK
 
 
+def _diff(args: argparse.Namespace) -> int:
+    result = diff_reports(args.old, args.new)
+    if args.format == "json":
+        _emit(render_diff_json(result, args.fail_on), as_json=True)
+    elif args.format == "markdown":
+        _emit(render_diff_markdown(result, args.fail_on))
+    else:
+        _emit(render_diff_text(result, args.fail_on))
+    return EXIT_FINDINGS if result.failing(args.fail_on) else EXIT_OK
+
+
 def _frontier(args: argparse.Namespace) -> int:
     if args.engine == "spark":
         frame = _on_spark(args, "frontiers")
@@ -442,6 +455,8 @@ def run(args: argparse.Namespace, caught: Caught) -> int:
             return _audit(args, clock)
         if args.command == "map":
             return _map(args)
+        if args.command == "diff":
+            return _diff(args)
         raise UsageError(f"unknown command {args.command}")
     except (Exception, KeyboardInterrupt) as error:
         if args.debug:

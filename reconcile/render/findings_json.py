@@ -47,8 +47,10 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
-def _keys(findings: pl.DataFrame) -> pl.Expr:
-    """Each finding's key as a JSON object: its rule's key fields, by rule."""
+def key_json() -> pl.Expr:
+    """Each finding's key as a JSON object (text): its rule's key fields, by rule;
+    ``at`` read from the column ``at_text`` (the instant as :data:`INSTANT` writes
+    it). Two findings are the same finding when their rules and keys are equal."""
     key = pl.lit(None, dtype=pl.String)
     for rule in RULES:
         fields = [
@@ -77,7 +79,7 @@ def finding_lines(findings: pl.DataFrame, fail_on: str) -> pl.Series:
         pl.concat_str(
             head.str.strip_suffix("}"),
             pl.lit(',"key":'),
-            _keys(framed),
+            key_json(),
             pl.lit(',"evidence":'),
             pl.col("evidence").fill_null("null"),
             pl.lit(',"doc":"' + DOCS + "#"),

@@ -1,0 +1,256 @@
+"""``reconcile diff OLD NEW``: what changed between two audit reports.
+
+Findings are matched by rule and key (docs/rules.md: a rule reports each key once):
+*new* (in NEW alone), *resolved* (in OLD alone), *unchanged* (in both). Frontiers are
+compared per scope and basis; watermarks per partition, listing every certificate
+that went back (or was lost). A report is read from its own files (its Parquet
+tables and ``summary.json``); a folder that is not a reconcile report, or a file of
+it that cannot be read, is an input error naming the file.
+
+Comparing certificates of two reports takes the reading that never hides a loss:
+a certificate present in OLD and absent in NEW went back; one whose coordinate type
+differs between the reports cannot be compared, and says so.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from reconcile.audit.findings import FINDING_SCHEMA, SEVERITY
+from reconcile.catalog import at_or_above
+from reconcile.errors import InputError
+from reconcile.render.findings_json import INSTANT, key_json
+
+GENERATOR = "reconcile audit"
+FRONTIER_KEY = ("scope_id", "basis")
+# certificates of a partition compared between the reports: (label, value, endpoint)
+CERTIFICATES = (
+    ("committed", "committed_position", None),
+    ("proven", "proven_through", "proven_inclusive"),
+    ("claimed", "claimed_through", "claimed_inclusive"),
+)
+
+
+@dataclass(frozen=True)
+class Report:
+    """One audit report as ``reconcile diff`` reads it."""
+
+    path: Path
+    facts: dict[str, Any]
+    findings: pl.DataFrame
+    frontiers: pl.DataFrame
+    watermarks: pl.DataFrame
+
+    @property
+    def coordinate(self) -> str | None:
+        value = self.facts.get("inputs", {}).get("coordinate")
+        return str(value) if value is not None else None
+
+
+def _read_table(path: Path, name: str) -> pl.DataFrame:
+    file = path / f"{name}.parquet"
+    try:
+        return pl.read_parquet(file)
+    except FileNotFoundError as error:
+        raise InputError(f"{path} is not a reconcile report: {file.name} is missing") from error
+    except Exception as error:  # polars raises several kinds for a bad file
+        raise InputError(f"cannot read {file}: {str(error).splitlines()[0]}") from error
+
+
+def _need(frame: pl.DataFrame, columns: tuple[str, ...], file: Path) -> None:
+    lacking = [c for c in columns if c not in frame.columns]
+    if lacking:
+        raise InputError(
+            f"{file} is not a reconcile report's table: no column {', '.join(lacking)}"
+        )
+
+
+def read_report(path: Path) -> Report:
+    """The report in folder ``path``; an InputError (exit 2) naming what is wrong."""
+    if not path.is_dir():
+        raise InputError(f"{path} is not a folder: name an audit's --out folder")
+    marker = path / "summary.json"
+    try:
+        facts = json.loads(marker.read_text(encoding="utf-8"))
+    except FileNotFoundError as error:
+        raise InputError(f"{path} is not a reconcile report: it has no summary.json") from error
+    except (OSError, ValueError) as error:
+        raise InputError(f"cannot read {marker}: {error}") from error
+    if not isinstance(facts, dict) or facts.get("generator") != GENERATOR:
+        raise InputError(f"{marker} was not written by {GENERATOR}")
+    findings = _read_table(path, "findings")
+    _need(findings, tuple(FINDING_SCHEMA), path / "findings.parquet")
+    frontiers = _read_table(path, "frontiers")
+    _need(
+        frontiers,
+        ("scope_id", "basis", "epoch", "kind", "frontier", "frontier_inclusive"),
+        path / "frontiers.parquet",
+    )
+    marks = _read_table(path, "watermarks")
+    _need(
+        marks,
+        (
+            "scope_id",
+            "partition_id",
+            "committed_event_id",
+            *(c for _, v, e in CERTIFICATES for c in (v, e) if c),
+        ),
+        path / "watermarks.parquet",
+    )
+    try:
+        findings = findings.with_columns(pl.col("severity").cast(pl.String).cast(SEVERITY))
+    except pl.exceptions.PolarsError as error:
+        raise InputError(
+            f"{path / 'findings.parquet'}: a severity is not one of the four"
+        ) from error
+    return Report(path, facts, findings, frontiers, marks)
+
+
+@dataclass(frozen=True)
+class Diff:
+    """What changed from ``old`` to ``new``."""
+
+    old: Report
+    new: Report
+    new_findings: pl.DataFrame
+    resolved: pl.DataFrame
+    unchanged: pl.DataFrame
+    frontiers: pl.DataFrame  # per scope and basis: old and new, and the movement
+    went_back: pl.DataFrame  # per partition and certificate that went back or was lost
+    comparable: bool  # the two reports' coordinates have one type
+
+    def failing(self, fail_on: str) -> int:
+        """New findings at or above ``fail_on``: ``diff`` exits 1 when there are any."""
+        levels = list(at_or_above(fail_on))
+        return self.new_findings.filter(pl.col("severity").cast(pl.String).is_in(levels)).height
+
+
+def _keyed(findings: pl.DataFrame) -> pl.DataFrame:
+    framed = findings.with_columns(pl.col("at").dt.to_string(INSTANT).alias("at_text"))
+    return framed.with_columns(
+        pl.concat_str(pl.col("rule"), pl.lit(" "), key_json()).alias("_key")
+    ).drop("at_text")
+
+
+def _movement(old: dict[str, Any] | None, new: dict[str, Any] | None, comparable: bool) -> str:
+    if old is None:
+        return "new scope"
+    if new is None:
+        return "scope gone"
+    if (old["epoch"], old["kind"]) != (new["epoch"], new["kind"]):
+        if old["epoch"] != new["epoch"]:
+            return "other epoch"
+        return "became a vector" if new["kind"] == "vector" else "became a scalar"
+    if new["kind"] == "vector":
+        return "unchanged"  # a vector has no scalar to compare
+    if not comparable:
+        return "incomparable"
+    before, after = (
+        _rank(old["frontier"], old["frontier_inclusive"]),
+        _rank(new["frontier"], new["frontier_inclusive"]),
+    )
+    if after == before:
+        return "unchanged"
+    return "advanced" if after > before else "went back"
+
+
+def _rank(value: Any, inclusive: Any) -> tuple[int, Any, int]:
+    """A scalar certificate's order: null is +inf, exclusive below inclusive."""
+    if value is None:
+        return (1, 0, 0)
+    return (0, value, 1 if inclusive else 0)
+
+
+def _frontier_changes(old: Report, new: Report, comparable: bool) -> pl.DataFrame:
+    before = {(r["scope_id"], r["basis"]): r for r in old.frontiers.iter_rows(named=True)}
+    after = {(r["scope_id"], r["basis"]): r for r in new.frontiers.iter_rows(named=True)}
+    rows = []
+    for key in sorted(set(before) | set(after)):
+        a, b = before.get(key), after.get(key)
+        row: dict[str, Any] = {"scope_id": key[0], "basis": key[1]}
+        row["old"] = _certificate(a)
+        row["new"] = _certificate(b)
+        row["old_epoch"] = None if a is None else a["epoch"]
+        row["new_epoch"] = None if b is None else b["epoch"]
+        row["movement"] = _movement(a, b, comparable)
+        rows.append(row)
+    schema = {
+        "scope_id": pl.String,
+        "basis": pl.String,
+        "old": pl.String,
+        "new": pl.String,
+        "old_epoch": pl.Int64,
+        "new_epoch": pl.Int64,
+        "movement": pl.String,
+    }
+    return pl.DataFrame(rows, schema=schema)
+
+
+def _certificate(row: dict[str, Any] | None) -> str | None:
+    """A frontier as text: ``<= v`` / ``< v`` for a scalar (``+inf`` unbounded),
+    ``vector`` for a vector, null where the scope has no row."""
+    if row is None:
+        return None
+    if row["kind"] != "scalar":
+        return "vector"
+    value = row["frontier"]
+    if value is None:
+        return "+inf"
+    shown = value.isoformat() if hasattr(value, "isoformat") else str(value)
+    return ("<= " if row["frontier_inclusive"] else "< ") + shown
+
+
+def _went_back(old: Report, new: Report, comparable: bool) -> pl.DataFrame:
+    """Per partition of both reports, each certificate that went back or was lost."""
+    pieces = []
+    joined = old.watermarks.join(
+        new.watermarks, on=["scope_id", "partition_id"], how="inner", suffix="_new"
+    )
+    for label, value, endpoint in CERTIFICATES:
+        o, n = pl.col(value), pl.col(f"{value}_new")
+        if endpoint is None:  # the committed watermark: (position, event_id)
+            tie = pl.col("committed_event_id_new") < pl.col("committed_event_id")
+        else:  # a certificate: exclusive below inclusive (an unknown endpoint: inclusive)
+            oi, ni = pl.col(endpoint).fill_null(True), pl.col(f"{endpoint}_new").fill_null(True)
+            tie = oi & ~ni
+        lost = o.is_not_null() & n.is_null()
+        if comparable:
+            lower = o.is_not_null() & n.is_not_null() & ((n < o) | ((n == o) & tie))
+            why = pl.when(lost).then(pl.lit("lost")).otherwise(pl.lit("went back"))
+            picked = lost | lower
+        else:
+            why = pl.lit("lost")
+            picked = lost
+        pieces.append(
+            joined.filter(picked).select(
+                "scope_id",
+                "partition_id",
+                pl.lit(label).alias("certificate"),
+                o.cast(pl.String).alias("old"),
+                n.cast(pl.String).alias("new"),
+                why.alias("change"),
+            )
+        )
+    return pl.concat(pieces).sort("scope_id", "partition_id", "certificate")
+
+
+def diff_reports(old_path: Path, new_path: Path) -> Diff:
+    """Compare the audit report in ``old_path`` with the one in ``new_path``."""
+    old, new = read_report(old_path), read_report(new_path)
+    comparable = old.coordinate == new.coordinate
+    a, b = _keyed(old.findings), _keyed(new.findings)
+    return Diff(
+        old=old,
+        new=new,
+        new_findings=b.join(a.select("_key"), on="_key", how="anti").drop("_key"),
+        resolved=a.join(b.select("_key"), on="_key", how="anti").drop("_key"),
+        unchanged=b.join(a.select("_key"), on="_key", how="semi").drop("_key"),
+        frontiers=_frontier_changes(old, new, comparable),
+        went_back=_went_back(old, new, comparable),
+        comparable=comparable,
+    )
