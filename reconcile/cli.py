@@ -241,7 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="each partition's eligible-prefix watermark and certificates",
         description="Compute, for every partition, how far every eligible event has a"
         " durable outcome, what blocks it, and its consumer, provider, proven and claimed"
-        " certificates (CONTRACT.md §4.1-§4.11), as of a time.",
+        " certificates (docs/contract.md §4.1-§4.11), as of a time.",
     )
     marks.add_argument("logset", metavar="LOGSET", help=LOGSET_HELP)
     _as_of_option(marks)
@@ -252,8 +252,9 @@ def build_parser() -> argparse.ArgumentParser:
         "audit",
         help="compute everything and check every audit rule; write a report",
         description="Compute watermarks, frontiers and their history, check every rule of"
-        " CONTRACT.md §5, write the report directory (watermarks, frontiers,"
-        " frontier_history and findings as Parquet, summary.json, report.html) atomically,"
+        " docs/contract.md §5, write the report directory (watermarks, frontiers,"
+        " frontier_history and findings as Parquet, summary.json, report.html, and for"
+        " machines findings.json, summary.md and junit.xml; docs/outputs.md) atomically,"
         " and print a summary. Exit 0 when no finding is at or above --fail-on, 1 when one"
         " is, 2 when the log set cannot be read or is invalid, 3 on an internal error, 4"
         " out of memory or spill space (nothing is written on 2, 3 or 4).",
@@ -288,7 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     front = commands.add_parser(
         "frontier",
         help="the merged frontier of each scope, on both bases",
-        description="Compute each scope's merged frontier (CONTRACT.md §4.12-§4.14): the"
+        description="Compute each scope's merged frontier (docs/contract.md §4.12-§4.14): the"
         " lowest complete-through certificate of the members of the epoch in force, or"
         " the vector of their certificates with every reason no honest scalar exists.",
     )

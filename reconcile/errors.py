@@ -37,7 +37,7 @@ class InputError(ReconcileError):
 
 
 class InvalidLogSet(InputError):
-    """The log set breaks the contract (CONTRACT.md §1); carries the full report."""
+    """The log set breaks the contract (docs/contract.md §1); carries the full report."""
 
     def __init__(self, report: ValidationReport) -> None:
         self.report = report

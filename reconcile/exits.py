@@ -13,10 +13,10 @@ EXIT_INTERRUPTED = 130
 
 EXIT_STATUSES = """\
 exit status:
-  0    done; for audit, no finding at or above --fail-on
-  1    audit: findings at or above --fail-on
-  2    invalid input or usage: a log set that cannot be read or breaks the
-       contract, a bad mapping, option or argument
+  0    done; for audit, no finding at or above --fail-on (for diff, no new one)
+  1    audit: findings at or above --fail-on; diff: new ones
+  2    invalid input or usage: a log set (or, for diff, a report) that cannot be
+       read or breaks the contract, a bad mapping, option or argument
   3    internal error: the reconciler's own fault (please report it; --debug
        shows the traceback), or a Spark job that failed
   4    out of memory or spill space: set --memory-limit, --threads or --temp-dir

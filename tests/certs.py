@@ -1,4 +1,4 @@
-"""The algebra of complete-through certificates (CONTRACT.md §2, §4.13).
+"""The algebra of complete-through certificates (docs/contract.md §2, §4.13).
 
 A certificate ``(through, inclusive)`` says every eligible event with coordinate
 ``< through`` (``<= through`` when inclusive) is enumerated, final and durable.

@@ -1,4 +1,4 @@
-"""A deliberately plain pure-Python reading of CONTRACT.md §4, kept in the tests.
+"""A deliberately plain pure-Python reading of docs/contract.md §4, kept in the tests.
 
 Everything here is a direct transcription of the contract's sentences into loops
 over small lists of dicts, with no attempt at speed: the engine is held against it

@@ -2,7 +2,7 @@
 
 Positions, times and tokens are drawn from tiny ranges so that ties, replays,
 mutated orderings, token chains, incomplete pages and equal timestamps happen
-often. Every drawn log set is valid (CONTRACT.md §1).
+often. Every drawn log set is valid (docs/contract.md §1).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Each rule of CONTRACT.md §5 on a minimal log set that triggers it, and on a near
+"""Each rule of docs/contract.md §5 on a minimal log set that triggers it, and on a near
 twin that must not."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The certificate algebra (CONTRACT.md §2, §4.13), held against plain references."""
+"""The certificate algebra (docs/contract.md §2, §4.13), held against plain references."""
 
 from __future__ import annotations
 

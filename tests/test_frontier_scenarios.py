@@ -1,6 +1,6 @@
 """The merged-frontier seed's examples and the membership cases, one log set each.
 
-Seed: ../shared/seeds/merged-frontier.md. Positions are small integers, times are
+Seed: docs/procedures/merged-frontier.md. Positions are small integers, times are
 seconds after a fixed origin (tests/logsets.py).
 """
 

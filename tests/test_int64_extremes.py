@@ -3,7 +3,7 @@
 with them rather than crashing or rejecting them.
 
 The one certificate without an inclusive form is ``(INT64_MIN, exclusive)``: on a
-discrete domain an exclusive ``v`` is the inclusive ``v - 1`` (CONTRACT.md §2), and
+discrete domain an exclusive ``v`` is the inclusive ``v - 1`` (docs/contract.md §2), and
 INT64_MIN has no predecessor among the coordinates. It certifies nothing (no value
 lies below it), stays exclusive, sorts below every other certificate, and outputs
 write it as through INT64_MIN, inclusive false. ``INT64_MAX`` inclusive certifies

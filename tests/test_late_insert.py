@@ -1,4 +1,4 @@
-"""Rule late_insert (CONTRACT.md §5) against a plain reference: an eligible snapshot
+"""Rule late_insert (docs/contract.md §5) against a plain reference: an eligible snapshot
 event became visible after a won claim of its partition, written at or before its
 visible_at, already covered its position. The engine finds it through the running
 highest claim (an ASOF join); the reference looks at every write."""

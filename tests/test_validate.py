@@ -1,4 +1,4 @@
-"""`reconcile validate`: every rule of CONTRACT.md §1 on a minimal log set.
+"""`reconcile validate`: every rule of docs/contract.md §1 on a minimal log set.
 
 Each test starts from one valid log set with all nine tables and breaks exactly one
 thing; the command must exit 2 and name the table, the file and the column.

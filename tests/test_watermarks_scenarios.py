@@ -1,6 +1,6 @@
 """The seeds' worked examples and validation scenarios, one small log set each.
 
-Seeds: ../shared/seeds/eligible-prefix-watermark.md (EPW) and merged-frontier.md
+Seeds: docs/procedures/eligible-prefix-watermark.md (EPW) and merged-frontier.md
 (MF). Each test names the scenario it stands for; positions are small integers and
 times are seconds after a fixed origin (tests/logsets.py).
 """

@@ -1,4 +1,4 @@
-"""The audit: every computation of CONTRACT.md §4 and every rule of §5, as a report.
+"""The audit: every computation of docs/contract.md §4 and every rule of §5, as a report.
 
 :func:`audit` evaluates a log set as of T and returns an :class:`AuditResult`
 holding the four tables of §6 and the summary; :mod:`reconcile.audit.report`

@@ -1,4 +1,4 @@
-"""The audit's findings (CONTRACT.md §5): read from the engine, in report order.
+"""The audit's findings (docs/contract.md §5): read from the engine, in report order.
 
 The rules themselves are steps of the engine's pipeline
 (:mod:`reconcile.engine.steps.rules`): one query and one declaration each.
@@ -43,7 +43,7 @@ def as_findings(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def findings(analysis: Analysis) -> pl.DataFrame:
-    """Every finding as of T: one row per rule and key (CONTRACT.md §5), in report
+    """Every finding as of T: one row per rule and key (docs/contract.md §5), in report
     order."""
     return sort_findings(as_findings(analysis.read("rc_findings")))
 

@@ -1,4 +1,4 @@
-"""The engine: CONTRACT.md §4 and §5 computed in DuckDB over a log set's views.
+"""The engine: docs/contract.md §4 and §5 computed in DuckDB over a log set's views.
 
 The pipeline is declared (:mod:`reconcile.engine.declare`, :mod:`~.steps`,
 :mod:`~.registry`): every step names its query and the tables it reads and

@@ -246,15 +246,15 @@ class Analysis:
     # -- the contract's results --------------------------------------------------
 
     def watermarks(self) -> pl.DataFrame:
-        """The `watermarks` table of CONTRACT.md §6 as of T."""
+        """The `watermarks` table of docs/contract.md §6 as of T."""
         return self.read("rc_watermarks")
 
     def frontiers(self) -> pl.DataFrame:
-        """The `frontiers` table of CONTRACT.md §6 as of T: per scope and basis."""
+        """The `frontiers` table of docs/contract.md §6 as of T: per scope and basis."""
         return self.read("rc_frontiers")
 
     def frontier_history(self) -> pl.DataFrame:
-        """The `frontier_history` table of CONTRACT.md §6 up to T."""
+        """The `frontier_history` table of docs/contract.md §6 up to T."""
         return self.read("rc_frontier_history").drop("idx")
 
     def history(self, partitions: pl.DataFrame | None = None) -> pl.DataFrame:

@@ -7,7 +7,7 @@ field, in order: the order of the fields is the order the contract asks for, so
 them out; :func:`resolve` turns a declared type into DuckDB's spelling for a log set.
 
 * ``COORD``: a coordinate, ``BIGINT`` or ``TIMESTAMP_NS`` (one type per log set).
-* ``CERT`` ``{v, i}``: a complete-through certificate (CONTRACT.md §2). ``v`` the
+* ``CERT`` ``{v, i}``: a complete-through certificate (docs/contract.md §2). ``v`` the
   normalized through, ``i`` 1 inclusive / 0 exclusive. Normalized: on a discrete
   domain an exclusive ``v`` is stated as the inclusive ``v - 1`` (macro
   ``rc_cert``), so struct order is certificate order. NULL stands for ``+inf`` in

@@ -1,6 +1,6 @@
 """Which Parquet (Arrow) column types the contract accepts for each logical type.
 
-CONTRACT.md §1: narrower integer types are accepted as int64, ms timestamps as
+docs/contract.md §1: narrower integer types are accepted as int64, ms timestamps as
 timestamps (any unit, zoned or naive), and a column of Parquet's null type reads as
 all null. Everything else is the wrong type.
 """

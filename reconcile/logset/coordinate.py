@@ -1,4 +1,4 @@
-"""The one coordinate type of a log set, judged by column type (CONTRACT.md §1)."""
+"""The one coordinate type of a log set, judged by column type (docs/contract.md §1)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Finding a log set's tables on disk: one discovery for every engine.
 
 A table is ``<table>.parquet`` or a folder ``<table>/`` of Parquet files, possibly
-under hive-style ``key=value/`` folders (CONTRACT.md §1); a folder named
+under hive-style ``key=value/`` folders (docs/contract.md §1); a folder named
 ``<table>.parquet/`` (Spark's and many writers' layout: a directory of part files)
 is the same as ``<table>/``. Files and folders whose name starts with ``.`` or ``_``
 (``_SUCCESS``, ``.crc``, ``_temporary``) are skipped, as Spark and Hive write them

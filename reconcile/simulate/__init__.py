@@ -1,7 +1,7 @@
 """Simulated paginated ingestion runs, with faults injected on purpose.
 
 ``simulate(out, options)`` (:mod:`~.write`) writes a full log set (every table of
-CONTRACT.md §3) and ``truth.json``: each injected fault, where it was injected, and
+docs/contract.md §3) and ``truth.json``: each injected fault, where it was injected, and
 the findings an audit must report, including the benign ones (``replayed_events``).
 The knobs are in :mod:`~.options`, which loads nothing heavy (the command line's
 parser reads it); the names below are imported on first use.

@@ -3,7 +3,7 @@
 A certificate ``(v, inclusive)`` becomes ``2 v + 1`` when inclusive and ``2 v`` when
 exclusive; on a discrete domain an exclusive ``v`` is first normalized to inclusive
 ``v - 1`` (key ``2 v - 1``). Integer order on keys is then the certificate order of
-CONTRACT.md §2. ``NONE`` stands for "no certificate".
+docs/contract.md §2. ``NONE`` stands for "no certificate".
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ class Expected:
         return RULES[self.rule][0]
 
     def key(self) -> dict[str, Any]:
-        """The fields that identify the finding (CONTRACT.md §5's key column)."""
+        """The fields that identify the finding (docs/contract.md §5's key column)."""
         fields = RULES[self.rule][1]
         return {"scope_id": self.scope_id, **{name: getattr(self, name) for name in fields}}
 

@@ -1,6 +1,6 @@
 """Simulated paginated ingestion runs, with faults injected on purpose.
 
-``simulate(out, options)`` writes a full log set (every table of CONTRACT.md §3)
+``simulate(out, options)`` writes a full log set (every table of docs/contract.md §3)
 and ``truth.json``: each injected fault, where it was injected, and the findings an
 audit must report, including the benign ones (``replayed_events``). The same
 options give byte-identical files. Rows stream to disk a partition at a time, so a

@@ -1,4 +1,4 @@
--- Certificates (CONTRACT.md §2) as sortable structs {v, i}: v the normalized
+-- Certificates (docs/contract.md §2) as sortable structs {v, i}: v the normalized
 -- through, i 1 inclusive / 0 exclusive. Struct order is certificate order once a
 -- discrete exclusive bound is restated inclusively. NULL stands for +inf in the
 -- "lower of" and "min" computations, and is never a certificate by itself.

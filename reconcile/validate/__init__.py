@@ -1,4 +1,4 @@
-"""Validating a log set against the contract (CONTRACT.md §1, §3).
+"""Validating a log set against the contract (docs/contract.md §1, §3).
 
 The run is a fixed sequence of steps, each collecting problems rather than stopping
 at the first: layout and footers (no data read), then one scan per table for its

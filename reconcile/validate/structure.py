@@ -2,7 +2,7 @@
 
 These run before any data is read: which tables exist, whether each file opens as
 Parquet, whether each file has every required column with an accepted type, and
-whether the log set keeps to one coordinate type (CONTRACT.md §1).
+whether the log set keeps to one coordinate type (docs/contract.md §1).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The contract's nine input tables (CONTRACT.md §3) as Pandera schemas.
+"""The contract's nine input tables (docs/contract.md §3) as Pandera schemas.
 
 Each schema describes a table *after* the loader's normalization: accepted narrower
 types already widened (int32 to int64, ms to ns timestamps, zoned to naive UTC), and

@@ -1,4 +1,4 @@
-"""Logical column types of the contract (CONTRACT.md §1) and their Polars form.
+"""Logical column types of the contract (docs/contract.md §1) and their Polars form.
 
 The contract names five logical types. Four map to one Polars type each; a
 *coordinate* is either int64 or timestamp, the same for a whole log set, so every

@@ -1,4 +1,4 @@
-"""Membership and the merged frontier (CONTRACT.md §4.12-§4.15).
+"""Membership and the merged frontier (docs/contract.md §4.12-§4.15).
 
 The frontier at T (``rc_frontiers``) comes from each partition's certificates at T.
 Its history (``rc_frontier_history``) is the frontier at every instant of §4.15;

@@ -1,4 +1,4 @@
-"""The audit rules of CONTRACT.md §5: each a named query producing findings.
+"""The audit rules of docs/contract.md §5: each a named query producing findings.
 
 Every rule's query gives the columns of :data:`FINDING`, one row per finding; a rule
 whose ``needs`` (contract tables) the log set lacks finds nothing. The partition

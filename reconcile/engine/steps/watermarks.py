@@ -1,4 +1,4 @@
-"""The watermarks of CONTRACT.md §4.1-§4.11: each partition's state at T.
+"""The watermarks of docs/contract.md §4.1-§4.11: each partition's state at T.
 
 The event level (every event's receipts aggregated) is the one pass over all
 receipts per event; it runs in slices of partitions (:data:`EVENT_LEVEL`) and keeps

@@ -1,4 +1,4 @@
-"""Rules of CONTRACT.md §1 that span several rows or tables, as named SQL queries.
+"""Rules of docs/contract.md §1 that span several rows or tables, as named SQL queries.
 
 Each ``<name>.sql`` selects the offending rows from the normalized views of a log set
 (one view per contract table, named after it, with ``__file`` and ``__row`` naming
