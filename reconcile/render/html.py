@@ -21,6 +21,7 @@ import polars as pl
 from reconcile.audit import AuditResult
 from reconcile.audit.findings import SEVERITIES
 from reconcile.render.validation import mapping_text
+from reconcile.render.why import SHOWN, why_panel
 
 WIDTH, HEIGHT = 960, 360
 LEFT, RIGHT, TOP, BOTTOM = 90, 50, 20, 40
@@ -427,7 +428,12 @@ def render_html(result: AuditResult, facts: dict[str, Any]) -> str:
             _e(r["epoch"]),
             _e(r["kind"]),
             _cert(r["frontier"], r["frontier_inclusive"]) if r["kind"] == "scalar" else "",
-            _e(", ".join(r["limiting_partitions"])),
+            _e(", ".join(r["limiting_partitions"][:SHOWN]))
+            + (
+                f" +{len(r['limiting_partitions']) - SHOWN} more"
+                if len(r["limiting_partitions"]) > SHOWN
+                else ""
+            ),
             _e(", ".join(r["reasons"])),
             _e(r["members"]),
         ]
@@ -437,6 +443,12 @@ def render_html(result: AuditResult, facts: dict[str, Any]) -> str:
     scopes = sorted(set(result.frontiers["scope_id"].to_list()))
     timelines = "".join(
         f'<h3 id="timeline-{_e(s)}">{_e(s)}</h3>{_timeline(s, result)}' for s in scopes
+    )
+    why = "".join(f"<h3>{_e(s)}</h3>{why_panel(result, s)}" for s in scopes)
+    findings_table = (
+        _table(["severity", "rule", "where", "at", "message"], _finding_rows(result), "findings")
+        if result.findings.height
+        else '<p class="none">No findings: every rule that applies to this log set passed.</p>'
     )
     more = result.findings.height - MAX_FINDINGS
     severity_table = _table(["severity", "findings"], severity_row, "severities")
@@ -457,12 +469,14 @@ def render_html(result: AuditResult, facts: dict[str, Any]) -> str:
 <div><b>{counts["total"]} finding(s)</b>{severity_table}</div>
 <div>{_table(["rule", "findings"], rule_rows, "rules")}</div>
 </div>
+<h2>Why is the frontier here?</h2>
+{why}
 <h2>Frontier</h2>
 {frontier_table}
 <h2>Frontier timeline</h2>
 {timelines}
 <h2>Findings</h2>
-{_table(["severity", "rule", "where", "at", "message"], _finding_rows(result), "findings")}
-{f"<p>... and {more} more in findings.parquet</p>" if more > 0 else ""}
+{findings_table}
+{f"<p>... and {more} more in findings.json</p>" if more > 0 else ""}
 </body></html>
 """

@@ -1,0 +1,138 @@
+"""report.html's "why is the frontier here" panel: per scope and basis, in words.
+
+For a scalar frontier: its value and epoch, since when it has had that value (the
+last change in the frontier history), the partitions that hold it (capped, with
+"+N more") and, for each of the first few, what holds it: the committed watermark,
+the blocking event or incomplete page and why it blocks, the claim against the proof.
+For a vector: why no honest scalar exists, reason by reason, and the members without
+a certificate. Built from the audit's own tables; every value escaped.
+"""
+
+from __future__ import annotations
+
+import html
+from datetime import datetime
+from typing import Any
+
+import polars as pl
+
+from reconcile.audit import AuditResult
+
+SHOWN = 5  # limiting partitions named
+EXPLAINED = 3  # limiting partitions explained one by one
+
+REASONS = {
+    "no_certificate": "a member has no certificate on this basis (or the epoch has no members)",
+    "unknown_endpoint": "a member's certificate does not say whether it includes its endpoint",
+    "incomparable_ordering": "a member's claim is stated in another ordering than the scope's",
+    "unproven_membership": "a membership change of the epoch still lacks its proof"
+    " (see the unproven_membership findings)",
+}
+
+BLOCKING = {
+    "ordering_mutated": "its event was seen at two positions",
+    "failed": "its event failed and has no durable outcome",
+    "unstable_ineligible": "its event was judged ineligible without a stable proof",
+    "not_attempted": "its event has no receipt at all",
+    "incomplete_page": "a page has fewer receipts than events",
+}
+
+
+def _e(value: Any) -> str:
+    text = "" if value is None else str(value)
+    return html.escape(text.encode("utf-8", "backslashreplace").decode("utf-8"))
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%S.%f")
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def _cert(through: Any, inclusive: Any) -> str:
+    if through is None:
+        return "none"
+    sign = "≤" if inclusive else ("<" if inclusive is False else "? (endpoint unknown)")
+    return f"{sign} {_e(_value(through))}"
+
+
+def _partition(row: dict[str, Any]) -> str:
+    """What holds one partition back, in one list item."""
+    name = f"<b>{_e(row['partition_id'])}</b>"
+    parts = []
+    if row["committed_position"] is not None:
+        parts.append(
+            f"committed through {_e(_value(row['committed_position']))}"
+            f" (event {_e(row['committed_event_id'])})"
+        )
+    else:
+        parts.append("nothing committed")
+    reason = row["blocking_reason"]
+    if reason is not None:
+        what = BLOCKING.get(reason, reason)
+        if row["blocking_event_id"] is not None:
+            parts.append(
+                f"blocked by event <b>{_e(row['blocking_event_id'])}</b> at position"
+                f" {_e(_value(row['blocking_position']))}: {_e(what)}"
+            )
+        else:
+            parts.append(f"blocked at position {_e(_value(row['blocking_position']))}: {_e(what)}")
+    elif row["provider_through"] is None:
+        parts.append("no provider certificate (no finality, no snapshot bound)")
+    parts.append(
+        f"claimed {_cert(row['claimed_through'], row['claimed_inclusive'])}"
+        f" against proven {_cert(row['proven_through'], row['proven_inclusive'])}"
+        f" (claim: {_e(row['claim_status'])})"
+    )
+    if reason is not None and row["blocking_position"] is not None:
+        parts.append(
+            "replay it from a checkpoint written before position"
+            f" {_e(_value(row['blocking_position']))} (its resume token, in checkpoints)"
+        )
+    return f"<li>{name}: " + "; ".join(parts) + ".</li>"
+
+
+def _since(history: pl.DataFrame, scope: str, basis: str) -> Any:
+    rows = history.filter((pl.col("scope_id") == scope) & (pl.col("basis") == basis))
+    return rows.sort("at")["at"][-1] if rows.height else None
+
+
+def why_panel(result: AuditResult, scope: str) -> str:
+    """The panel of one scope: a paragraph per basis, proven first."""
+    marks = {
+        r["partition_id"]: r
+        for r in result.watermarks.filter(pl.col("scope_id") == scope).iter_rows(named=True)
+    }
+    out = [f'<div class="why" id="why-{_e(scope)}">']
+    rows = result.frontiers.filter(pl.col("scope_id") == scope).sort("basis", descending=True)
+    for row in rows.iter_rows(named=True):
+        basis, epoch = row["basis"], row["epoch"]
+        since = _since(result.frontier_history, scope, basis)
+        when = f" since {_e(_value(since))}" if since is not None else ""
+        head = f"<p><b>{_e(basis.capitalize())}</b>"
+        if row["kind"] == "scalar":
+            held = row["limiting_partitions"] or []
+            names = ", ".join(f"<b>{_e(p)}</b>" for p in held[:SHOWN])
+            if len(held) > SHOWN:
+                names += f" +{len(held) - SHOWN} more"
+            out.append(
+                f"{head}: complete through {_cert(row['frontier'], row['frontier_inclusive'])}"
+                f" in epoch {_e(epoch)}, at this value{when}; held by {names}.</p>"
+            )
+            items = [_partition(marks[p]) for p in held[:EXPLAINED] if p in marks]
+            if items:
+                out.append("<ul>" + "".join(items) + "</ul>")
+        else:
+            reasons = row["reasons"] or []
+            out.append(
+                f"{head}: no single value (a vector) in epoch {_e(epoch)}{when}, because: "
+                + "; ".join(_e(REASONS.get(r, r)) for r in reasons)
+                + ".</p>"
+            )
+            missing = [v["partition_id"] for v in row["vector"] or [] if v["through"] is None]
+            if "no_certificate" in reasons and missing:
+                shown = ", ".join(f"<b>{_e(p)}</b>" for p in missing[:SHOWN])
+                more = f" +{len(missing) - SHOWN} more" if len(missing) > SHOWN else ""
+                out.append(f"<p>Members without a certificate: {shown}{more}.</p>")
+    out.append("</div>")
+    return "".join(out)
