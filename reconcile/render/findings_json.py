@@ -18,6 +18,7 @@ from typing import Any
 
 import polars as pl
 
+from reconcile.audit.findings import FINDING_SCHEMA
 from reconcile.catalog import DOCS, RULES, SEVERITIES, at_or_above, key_fields
 
 FORMAT = "reconcile.findings/1"
@@ -25,19 +26,8 @@ SCHEMA_FILE = "findings.schema.json"
 # a finding's instant: ISO 8601 in UTC, to the nanosecond the engine keeps
 INSTANT = "%Y-%m-%dT%H:%M:%S%.fZ"
 
-SCALARS = (
-    "rule",
-    "severity",
-    "scope_id",
-    "partition_id",
-    "epoch",
-    "at",
-    "event_id",
-    "attempt_id",
-    "generation",
-    "page_id",
-    "message",
-)
+# every column of a finding but its evidence, which is written as an object
+SCALARS = tuple(c for c in FINDING_SCHEMA if c != "evidence")
 
 
 def schema() -> dict[str, Any]:
