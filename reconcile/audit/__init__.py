@@ -116,7 +116,8 @@ def _most_frequent(rows: pl.DataFrame, each: int) -> pl.DataFrame:
 
 def shown_partitions(history: pl.DataFrame, found: pl.DataFrame, each: int = 6) -> pl.DataFrame:
     """The partitions worth drawing per scope: those that held the frontier most
-    often, and those with the most severe findings (at most ``each`` of each)."""
+    often, those with the most severe findings, and those holding it at the end (at
+    most ``each`` of each)."""
     holders = _most_frequent(
         history.select("scope_id", pl.col("limiting_partitions").alias("partition_id"))
         .explode("partition_id")
@@ -129,7 +130,16 @@ def shown_partitions(history: pl.DataFrame, found: pl.DataFrame, each: int = 6) 
         ),
         each,
     )
-    return pl.concat([holders, faulty]).unique().sort("scope_id", "partition_id")
+    # those holding the frontier at the end, on either basis: the reader asks about them
+    current = (
+        history.sort("at")
+        .group_by("scope_id", "basis", maintain_order=True)
+        .last()
+        .select("scope_id", pl.col("limiting_partitions").list.head(each).alias("partition_id"))
+        .explode("partition_id")
+        .drop_nulls()
+    )
+    return pl.concat([holders, faulty, current]).unique().sort("scope_id", "partition_id")
 
 
 def _inputs(logset: LogSet) -> dict[str, Any]:

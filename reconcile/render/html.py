@@ -1,8 +1,12 @@
-"""report.html: the audit as one self-contained page (no scripts, no fetches).
+"""report.html: the audit as one self-contained page (no fetches: it opens from a file).
 
-Inline CSS and SVG only: a summary, a frontier timeline per scope (each shown
-partition's claimed and proven certificates, the merged frontier on both bases and
-who holds it, the findings marked where they happened), and the findings table.
+Inline CSS, SVG and one small inline script: a summary; per scope, why the frontier
+is where it is; a frontier timeline per scope (each shown partition's claimed and
+proven certificates, the merged frontier on both bases and who holds it, epoch
+changes, the findings marked where they happened, each mark a link to its finding);
+and the findings table, filtered by severity, rule and scope, searched, sorted by a
+click on a column, each row linked to its mark on the timeline. Without the script
+the page still reads whole (the links and highlights work by anchors alone).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import polars as pl
 
 from reconcile.audit import AuditResult
 from reconcile.audit.findings import SEVERITIES
+from reconcile.catalog import RULES
 from reconcile.render.validation import mapping_text
 from reconcile.render.why import SHOWN, why_panel
 
@@ -47,6 +52,60 @@ SEVERITY_COLORS = {
 }
 MAX_FINDINGS = 2000
 
+# Filters, sort, and the link from a finding to its mark: plain DOM, no fetches.
+SCRIPT = """
+(function(){
+const rows=[...document.querySelectorAll('table.findings > tbody > tr')];
+const count=document.getElementById('shown-count');
+const get=id=>document.getElementById(id);
+function apply(){
+  const f={severity:get('filter-severity').value,rule:get('filter-rule').value,
+           scope:get('filter-scope').value};
+  const q=get('filter-search').value.trim().toLowerCase();
+  let shown=0;
+  for(const r of rows){
+    const ok=(!f.severity||r.dataset.severity===f.severity)&&(!f.rule||r.dataset.rule===f.rule)
+      &&(!f.scope||r.dataset.scope===f.scope)&&(!q||r.textContent.toLowerCase().includes(q));
+    r.hidden=!ok; if(ok) shown++;
+  }
+  count.textContent=shown+' of '+rows.length+' shown';
+}
+function highlight(n){
+  document.querySelectorAll('.finding-mark.hl,tr.hl').forEach(e=>e.classList.remove('hl'));
+  const m=get('mark-'+n), r=get('finding-'+n);
+  if(m) m.classList.add('hl');
+  if(r) r.classList.add('hl');
+  return m;
+}
+if(rows.length){
+  for(const id of ['filter-severity','filter-rule','filter-scope','filter-search'])
+    get(id).addEventListener('input',apply);
+  for(const r of rows) r.addEventListener('click',e=>{
+    if(e.target.closest('a,summary,details')) return;
+    const m=highlight(r.dataset.n); if(m) m.scrollIntoView({block:'center'});
+  });
+  for(const a of document.querySelectorAll('a.to-mark')) a.addEventListener('click',e=>{
+    highlight(a.closest('tr').dataset.n);
+  });
+  for(const a of document.querySelectorAll('a.mark-link')) a.addEventListener('click',e=>{
+    const n=a.firstElementChild.dataset.finding; const r=get('finding-'+n);
+    if(r&&r.hidden){for(const x of rows) x.hidden=false; apply();}
+    highlight(n);
+  });
+  const body=document.querySelector('table.findings > tbody');
+  const heads=document.querySelectorAll('table.findings th[data-sort]');
+  heads.forEach(th=>th.addEventListener('click',()=>{
+    const k=th.dataset.sort, up=th.dataset.dir!=='asc'; th.dataset.dir=up?'asc':'desc';
+    const key=r=>k==='rank'?Number(r.dataset.rank):(k==='rule'||k==='at'?r.dataset[k]:
+      r.children[k==='where'?2:4].textContent);
+    rows.sort((a,b)=>{const x=key(a),y=key(b);return (x<y?-1:x>y?1:0)*(up?1:-1);});
+    for(const r of rows) body.appendChild(r);
+  }));
+  apply();
+}
+})();
+"""
+
 STYLE = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px;color:#222;
 max-width:1100px}
@@ -62,6 +121,14 @@ pre{white-space:pre-wrap;font-size:.85em;margin:.2em 0}
 svg text{font-size:11px;fill:#444}
 .legend span{display:inline-block;margin-right:14px;font-size:.85em}
 .legend i{display:inline-block;width:18px;height:3px;vertical-align:middle;margin-right:4px}
+.finding-mark.hl,line.finding-mark:target{stroke-width:5;opacity:1}
+tr.hl,tr:target{background:#fff3c4}
+table.findings th[data-sort]{cursor:pointer}
+table.findings tbody tr{cursor:pointer}
+.filters{margin:.5em 0;font-size:.9em}.filters label{margin-right:12px}
+table.evidence{font-size:.9em;margin:.2em 0}table.evidence th{background:none;font-weight:600}
+.why ul{margin:.2em 0 .8em}.why p{margin:.4em 0}
+a.doc{font-size:.8em;text-decoration:none;border:1px solid #bbb;border-radius:8px;padding:0 4px}
 """
 
 
@@ -243,7 +310,11 @@ def _polyline(
 def _timeline(scope: str, result: AuditResult) -> str:
     history = result.frontier_history.filter(pl.col("scope_id") == scope).sort("at")
     parts = result.timelines.filter(pl.col("scope_id") == scope)
-    found = result.findings.filter((pl.col("scope_id") == scope) & pl.col("at").is_not_null())
+    found = (
+        result.findings.with_row_index("n")
+        .filter((pl.col("scope_id") == scope) & pl.col("at").is_not_null())
+        .filter(pl.col("n") < MAX_FINDINGS)
+    )
     end = _num(result.as_of)
     times = [t for t in _nums(history["at"]) + _nums(parts["valid_from"]) if t is not None]
     start = min(times) if times else end - 1
@@ -341,22 +412,48 @@ def _timeline(scope: str, result: AuditResult) -> str:
                 f'<circle cx="{x(_num(r["at"])):.1f}" cy="{y(clamp(r["frontier"]) or lo):.1f}" '
                 f'r="2.5" fill="{color}"><title>{tip}</title></circle>'
             )
+    out.extend(_epoch_changes(history, x, y))
     for r in found.iter_rows(named=True):
         xx = x(max(min(_num(r["at"]), end), start))
         color = SEVERITY_COLORS[r["severity"]]
+        n = r["n"]
         out.append(
-            f'<line class="finding-mark" x1="{xx:.1f}" x2="{xx:.1f}" y1="{TOP}" '
-            f'y2="{HEIGHT - BOTTOM}" stroke="{color}" stroke-width="1" opacity="0.6">'
-            f"<title>{_e(r['severity'])} {_e(r['rule'])}: {_e(r['message'])}</title></line>"
+            f'<a href="#finding-{n}" class="mark-link"><line id="mark-{n}" class="finding-mark"'
+            f' data-finding="{n}" x1="{xx:.1f}" x2="{xx:.1f}" y1="{TOP}" y2="{HEIGHT - BOTTOM}"'
+            f' stroke="{color}" stroke-width="1.5" opacity="0.6">'
+            f"<title>#{n} {_e(r['severity'])} {_e(r['rule'])}: {_e(r['message'])}</title>"
+            "</line></a>"
         )
     out.append("</svg>")
     legend.append('<span><i style="background:#000;height:4px"></i>proven frontier</span>')
     legend.append('<span><i style="background:#d62728;height:4px"></i>claimed frontier</span>')
     legend.append(
         "<span>dashed: a partition's claim, solid: its proven certificate; "
-        "vertical marks: findings</span>"
+        "vertical marks: findings (click one for its row); purple dashes: epoch changes</span>"
     )
     return "\n".join(out) + f'<div class="legend">{"".join(legend)}</div>'
+
+
+def _epoch_changes(history: pl.DataFrame, x: _TimeAxis, y: _Scale) -> list[str]:
+    """A dashed line and a label where the epoch in force changes (either basis)."""
+    rows = history.select("at", "epoch").unique().sort("at")
+    out: list[str] = []
+    previous: Any = None
+    for at, epoch in rows.iter_rows():
+        if epoch is None or epoch == previous:
+            continue
+        if previous is not None:
+            xx = x(_num(at))
+            out.append(
+                f'<line class="epoch-change" x1="{xx:.1f}" x2="{xx:.1f}" y1="{TOP}"'
+                f' y2="{HEIGHT - BOTTOM}" stroke="#7b3294" stroke-width="1.5"'
+                f' stroke-dasharray="6,3"><title>epoch {_e(epoch)} in force from'
+                f" {_e(_label(at))}</title></line>"
+                f'<text class="epoch-label" x="{xx + 3:.1f}" y="{TOP + 12}"'
+                f' fill="#7b3294">epoch {_e(epoch)}</text>'
+            )
+        previous = epoch
+    return out
 
 
 def _time_ticks(x: _TimeAxis) -> list[str]:
@@ -395,23 +492,97 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], cls: str = "")
     return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def _finding_rows(result: AuditResult) -> Iterable[Sequence[str]]:
-    for r in result.findings.head(MAX_FINDINGS).iter_rows(named=True):
+def _evidence(text: str | None) -> str:
+    """A finding's evidence as a small table of its fields."""
+    if not text:
+        return ""
+    fields = json.loads(text)
+    if not isinstance(fields, dict):
+        return f"<pre>{_e(json.dumps(fields))}</pre>"
+    rows = "".join(
+        f"<tr><th>{_e(k)}</th><td>{_e(v if isinstance(v, str) else json.dumps(v))}</td></tr>"
+        for k, v in fields.items()
+    )
+    return f'<table class="evidence">{rows}</table>'
+
+
+def _findings_table(result: AuditResult) -> str:
+    """The findings, one row each with what the filters and the sort read."""
+    rank = {s: i for i, s in enumerate(SEVERITIES)}
+    head = "".join(
+        f'<th data-sort="{k}" title="sort">{_e(h)}</th>'
+        for k, h in (
+            ("rank", "severity"),
+            ("rule", "rule"),
+            ("where", "where"),
+            ("at", "at"),
+            ("message", "message"),
+        )
+    )
+    body = []
+    for n, r in enumerate(result.findings.head(MAX_FINDINGS).iter_rows(named=True)):
         where = "/".join(_e(v) for v in (r["scope_id"], r["partition_id"]) if v)
         extra = [
             f"{k} {_e(r[k])}"
             for k in ("epoch", "event_id", "attempt_id", "generation", "page_id")
             if r[k] is not None
         ]
-        evidence = json.dumps(json.loads(r["evidence"]), indent=1) if r["evidence"] else ""
-        yield (
-            f'<span class="sev {r["severity"]}">{_e(r["severity"])}</span>',
-            _e(r["rule"]),
-            where + ("<br>" + "<br>".join(extra) if extra else ""),
-            _e(_label(r["at"])) if r["at"] is not None else "",
-            _e(r["message"])
-            + f"<details><summary>evidence</summary><pre>{_e(evidence)}</pre></details>",
+        at = _label(r["at"]) if r["at"] is not None else ""
+        link = f' <a href="#mark-{n}" class="to-mark">timeline</a>' if r["at"] is not None else ""
+        attrs = (
+            f'id="finding-{n}" data-n="{n}" data-rank="{rank[r["severity"]]}"'
+            f' data-severity="{r["severity"]}" data-rule="{_e(r["rule"])}"'
+            f' data-scope="{_e(r["scope_id"])}" data-partition="{_e(r["partition_id"])}"'
+            f' data-at="{_e(at)}"'
         )
+        cells = (
+            f'<span class="sev {r["severity"]}">{_e(r["severity"])}</span>',
+            f'{_e(r["rule"])} <a href="#rule-{_e(r["rule"])}" class="doc"'
+            ' title="what it means">?</a>',
+            where + ("<br>" + "<br>".join(extra) if extra else ""),
+            _e(at) + link,
+            _e(r["message"])
+            + f"<details><summary>evidence</summary>{_evidence(r['evidence'])}</details>",
+        )
+        body.append(f"<tr {attrs}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    return (
+        f'<table class="findings"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table>"
+    )
+
+
+def _rules_found(result: AuditResult) -> str:
+    """What each rule found means, and where its remedy is written."""
+    items = "".join(
+        f'<li id="rule-{_e(rule)}"><b>{_e(rule)}</b> ({_e(RULES[rule].severity)}):'
+        f" {_e(RULES[rule].meaning)}. What to do: docs/rules.md#{_e(rule)}.</li>"
+        for rule in sorted(set(result.findings["rule"].to_list()))
+        if rule in RULES
+    )
+    return f'<ul class="rules-found">{items}</ul>' if items else ""
+
+
+def _filters(result: AuditResult) -> str:
+    """The controls above the findings: severity, rule, scope, and a search box."""
+
+    def select(name: str, label: str, values: Iterable[str]) -> str:
+        options = "".join(f'<option value="{_e(v)}">{_e(v)}</option>' for v in values)
+        return (
+            f'<label>{label} <select id="filter-{name}" data-filter="{name}">'
+            f'<option value="">all</option>{options}</select></label>'
+        )
+
+    rules = sorted(set(result.findings["rule"].to_list()))
+    scopes = sorted(set(result.findings["scope_id"].to_list()))
+    return (
+        '<div class="filters">'
+        + select("severity", "severity", SEVERITIES)
+        + select("rule", "rule", rules)
+        + select("scope", "scope", scopes)
+        + '<label>search <input id="filter-search" type="search"'
+        ' placeholder="partition, event, message"></label>'
+        ' <span id="shown-count"></span></div>'
+    )
 
 
 def render_html(result: AuditResult, facts: dict[str, Any]) -> str:
@@ -427,7 +598,9 @@ def render_html(result: AuditResult, facts: dict[str, Any]) -> str:
             _e(r["basis"]),
             _e(r["epoch"]),
             _e(r["kind"]),
-            _cert(r["frontier"], r["frontier_inclusive"]) if r["kind"] == "scalar" else "",
+            _cert(r["frontier"], r["frontier_inclusive"])
+            if r["kind"] == "scalar"
+            else f'vector (<a href="#why-{_e(r["scope_id"])}">why</a>)',
             _e(", ".join(r["limiting_partitions"][:SHOWN]))
             + (
                 f" +{len(r['limiting_partitions']) - SHOWN} more"
@@ -446,7 +619,7 @@ def render_html(result: AuditResult, facts: dict[str, Any]) -> str:
     )
     why = "".join(f"<h3>{_e(s)}</h3>{why_panel(result, s)}" for s in scopes)
     findings_table = (
-        _table(["severity", "rule", "where", "at", "message"], _finding_rows(result), "findings")
+        _filters(result) + _findings_table(result)
         if result.findings.height
         else '<p class="none">No findings: every rule that applies to this log set passed.</p>'
     )
@@ -478,5 +651,7 @@ def render_html(result: AuditResult, facts: dict[str, Any]) -> str:
 <h2>Findings</h2>
 {findings_table}
 {f"<p>... and {more} more in findings.json</p>" if more > 0 else ""}
+{"<h2>Rules found</h2>" + _rules_found(result) if result.findings.height else ""}
+<script>{SCRIPT}</script>
 </body></html>
 """
