@@ -8,11 +8,14 @@ a notebook run headless leaves its pictures behind.
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
+
+from reconcile.render.timeaxis import TimeAxis
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -44,12 +47,40 @@ SEVERITY_COLORS = {
 }
 
 
-def _steps(ax: Any, frame: pl.DataFrame, time: str, value: str, end: Any, **style: Any) -> None:
-    if frame.is_empty():
-        return
-    times = [*frame[time].to_list(), end]
-    values = frame[value].to_list()
-    ax.step([*times[:-1], times[-1]], [*values, values[-1]], where="post", **style)
+def _seconds(values: Any) -> list[float | None]:
+    """Instants (datetimes, naive meaning UTC) as seconds since the epoch."""
+    out: list[float | None] = []
+    for v in values:
+        if v is None:
+            out.append(None)
+        elif isinstance(v, datetime):
+            out.append((v if v.tzinfo else v.replace(tzinfo=UTC)).timestamp())
+        else:
+            out.append(float(v))
+    return out
+
+
+def _steps(
+    ax: Any, x: TimeAxis, times: list[float], values: list[Any], end: float, **style: Any
+) -> None:
+    """A step function drawn on the compressed axis (a new segment after a null)."""
+    xs: list[float] = []
+    ys: list[Any] = []
+    for i, (t, v) in enumerate(zip(times, values, strict=True)):
+        nxt = times[i + 1] if i + 1 < len(times) else end
+        if v is None:
+            if xs:
+                ax.plot(xs, ys, **style)
+                style.pop("label", None)
+                xs, ys = [], []
+            continue
+        xs += [x(t), x(nxt)]
+        ys += [v, v]
+    if xs:
+        ax.plot(xs, ys, **style)
+
+
+MAX_PARTITIONS = 8  # partitions drawn (and named in the legend) per figure
 
 
 def frontier_timeline(
@@ -62,61 +93,139 @@ def frontier_timeline(
 ) -> Figure:
     """The merged frontier on both bases over time, with chosen partitions' claimed
     (dashed) and proven (solid) certificates, findings as vertical marks, and grey
-    bands where the proven frontier is a vector (no honest scalar)."""
+    bands where the proven frontier is a vector (no honest scalar).
+
+    Time runs on the report's compressed axis (:class:`TimeAxis`): a long idle
+    stretch is drawn narrow and marked with its length, so that the activity around
+    it stays readable. The claimed frontier (red, dashed) is drawn over the proven
+    one (black, wider), so that both show where they are equal. The legend names
+    the frontiers and at most ``MAX_PARTITIONS`` partitions, beside the plot."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(10, 4.5))
+    fig, ax = plt.subplots(figsize=(11, 4.8))
     mine = history.filter(pl.col("scope_id") == scope_id).sort("at")
-    if steps is not None:
-        part = steps.filter(pl.col("scope_id") == scope_id)
-        first = mine["at"].min() if mine.height else None
-        for n, pid in enumerate(sorted(set(part["partition_id"].to_list()))):
-            color = plt.get_cmap("tab10")(n % 10)
-            for basis, dash in (("claimed", "--"), ("proven", "-")):
-                rows = part.filter((pl.col("partition_id") == pid) & (pl.col("basis") == basis))
-                rows = rows.with_columns(pl.col("valid_from").fill_null(first)).drop_nulls(
-                    "valid_from"
-                )
-                _steps(
-                    ax,
-                    rows,
-                    "valid_from",
-                    "through",
-                    as_of,
-                    color=color,
-                    linestyle=dash,
-                    linewidth=1,
-                    alpha=0.8,
-                    label=f"{pid} {basis}",
-                )
+    part = (
+        steps.filter(pl.col("scope_id") == scope_id)
+        if steps is not None
+        else pl.DataFrame(schema={"partition_id": pl.String, "valid_from": pl.Datetime("ns")})
+    )
+    end = _seconds([as_of])[0] or 0.0
+    times = [t for t in _seconds([*mine["at"], *part["valid_from"]]) if t is not None]
+    start = min(times) if times else end - 1
+    x = TimeAxis([start, end, *times], 0.0, 1.0)
+    partitions = sorted(set(part["partition_id"].to_list()))[:MAX_PARTITIONS]
+    for n, pid in enumerate(partitions):
+        color = plt.get_cmap("tab10")(n % 10)
+        for basis, dash in (("claimed", "--"), ("proven", "-")):
+            rows = part.filter((pl.col("partition_id") == pid) & (pl.col("basis") == basis))
+            at = [start if t is None else t for t in _seconds(rows["valid_from"])]
+            _steps(
+                ax,
+                x,
+                at,
+                rows["through"].to_list(),
+                end,
+                color=color,
+                linestyle=dash,
+                linewidth=1,
+                alpha=0.7,
+                label=pid if basis == "proven" else None,
+            )
     proven = mine.filter(pl.col("basis") == "proven")
-    ends = [*proven["at"].to_list()[1:], as_of]
-    for row, end in zip(proven.iter_rows(named=True), ends, strict=True):
+    begins = [start if t is None else t for t in _seconds(proven["at"])]
+    for i, row in enumerate(proven.iter_rows(named=True)):
         if row["kind"] == "vector":
-            ax.axvspan(row["at"], end, color="#999999", alpha=0.12, linewidth=0)
-    for basis, frontier_color in (("claimed", "#d62728"), ("proven", "black")):
+            stop = begins[i + 1] if i + 1 < len(begins) else end
+            ax.axvspan(x(begins[i]), x(stop), color="#999999", alpha=0.15, linewidth=0)
+    frontier_styles: tuple[tuple[str, str, float, Any, int], ...] = (
+        ("proven", "black", 3.5, "-", 3),
+        ("claimed", "#d62728", 2.0, (0, (4, 2)), 4),
+    )
+    for basis, color, width, dash, z in frontier_styles:
         rows = mine.filter(pl.col("basis") == basis)
         _steps(
             ax,
-            rows,
-            "at",
-            "frontier",
-            as_of,
-            color=frontier_color,
-            linewidth=2.5,
+            x,
+            [t or start for t in _seconds(rows["at"])],
+            rows["frontier"].to_list(),
+            end,
+            color=color,
+            linewidth=width,
+            linestyle=dash,
+            zorder=z,
             label=f"{basis} frontier",
         )
     if findings is not None:
-        for row in findings.filter(
-            (pl.col("scope_id") == scope_id) & pl.col("at").is_not_null()
-        ).iter_rows(named=True):
-            ax.axvline(row["at"], color=SEVERITY_COLORS[row["severity"]], alpha=0.35, linewidth=1)
+        marks = findings.filter((pl.col("scope_id") == scope_id) & pl.col("at").is_not_null())
+        for t, severity in zip(
+            _seconds(marks["at"]), marks["severity"].cast(pl.String), strict=True
+        ):
+            ax.axvline(x(t or start), color=SEVERITY_COLORS[severity], alpha=0.4, linewidth=1)
+    for t, gap in x.breaks:
+        middle = (x(t) + x(t + gap)) / 2
+        ax.axvline(middle, color="#777777", linestyle=":", linewidth=1)
+        ax.annotate(
+            f"+{_duration(gap)}",
+            (middle, 1.0),
+            xycoords=("data", "axes fraction"),
+            ha="center",
+            va="bottom",
+            fontsize=8,
+            color="#555555",
+        )
+    ticks = sorted({x.knots[int(i * (len(x.knots) - 1) / 6)] for i in range(7)})
+    shown = [x(t) for t in ticks]
+    keep: list[int] = []
+    for i, v in enumerate(shown):  # labels at least an eighth of the width apart
+        if keep and v - shown[keep[-1]] < 0.125:
+            if i != len(shown) - 1:
+                continue
+            keep.pop()  # the last instant (T) is always labelled
+        keep.append(i)
+    ax.set_xticks(
+        [shown[i] for i in keep],
+        [datetime.fromtimestamp(ticks[i], UTC).strftime("%H:%M:%S.%f")[:-3] for i in keep],
+        fontsize=8,
+    )
+    ax.set_xlim(0.0, 1.0)
+    # a partition's wild claim (a token taken for a watermark) would flatten the rest:
+    # as in the report, the axis stops at the 98th percentile or the frontiers' top
+    values = sorted(
+        v
+        for v in [
+            *mine["frontier"].to_list(),
+            *part.get_column("through", default=pl.Series([])).to_list(),
+        ]
+        if v is not None
+    )
+    if values:
+        tops = [v for v in mine["frontier"].to_list() if v is not None]
+        top = max(values[int(0.98 * (len(values) - 1))], max(tops) if tops else values[0])
+        if top < values[-1]:
+            margin = (top - values[0]) * 0.05
+            ax.set_ylim(values[0] - margin, top + margin)
+            ax.annotate(
+                "above the top: clipped",
+                (1.0, 1.0),
+                xycoords="axes fraction",
+                ha="right",
+                va="top",
+                fontsize=7,
+                color="#777777",
+            )
     ax.set_title(title or f"frontier of {scope_id}")
-    ax.set_xlabel("time")
+    ax.set_xlabel("time (UTC; dotted: an idle stretch, drawn short)")
     ax.set_ylabel("complete through")
-    ax.legend(fontsize=7, ncol=3, loc="upper left")
-    fig.autofmt_xdate()
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.tight_layout()
     return cast("Figure", fig)
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} h"
+    if seconds >= 60:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds:.1f} s"
 
 
 def partition_lag(

@@ -11,7 +11,6 @@ the page still reads whole (the links and highlights work by anchors alone).
 
 from __future__ import annotations
 
-import bisect
 import html
 import json
 import math
@@ -25,6 +24,7 @@ import polars as pl
 from reconcile.audit import AuditResult
 from reconcile.audit.findings import SEVERITIES
 from reconcile.catalog import RULES
+from reconcile.render.timeaxis import TimeAxis
 from reconcile.render.validation import mapping_text
 from reconcile.render.why import SHOWN, why_panel
 
@@ -174,49 +174,6 @@ def _cert(through: Any, inclusive: Any) -> str:
     return f"{sign} {_e(_label(through))}"
 
 
-class _TimeAxis:
-    """Time to x, with long idle stretches shrunk so that the activity around them
-    stays readable; each shrunk stretch is drawn as a break in the axis."""
-
-    def __init__(self, times: Sequence[float], a: float, b: float) -> None:
-        knots = np.unique(np.asarray(times, dtype=float))
-        if len(knots) < 2:
-            first = float(knots[0]) if len(knots) else 0.0
-            knots = np.array([first, first + 1.0])
-        gaps = np.diff(knots)
-        ordered = np.sort(gaps)
-        typical = float(ordered[int(0.9 * (len(ordered) - 1))]) or float(ordered[-1])
-        small = float(gaps[gaps <= 20 * typical].sum()) or float(gaps.sum())
-        cap = max(small * 0.08, typical)
-        shown = np.r_[0.0, np.cumsum(np.minimum(gaps, cap))]
-        wide = gaps > cap
-        self._knots, self._shown = knots, shown
-        self.knots: list[float] = knots.tolist()
-        self.shown: list[float] = shown.tolist()
-        self.breaks: list[tuple[float, float]] = list(
-            zip(knots[:-1][wide].tolist(), gaps[wide].tolist(), strict=True)
-        )
-        self.a, self.b = a, b
-
-    def __call__(self, t: float) -> float:
-        knots, shown = self.knots, self.shown
-        if t <= knots[0]:
-            pos = shown[0]
-        elif t >= knots[-1]:
-            pos = shown[-1]
-        else:
-            i = bisect.bisect_right(knots, t) - 1
-            span = knots[i + 1] - knots[i]
-            pos = shown[i] + (shown[i + 1] - shown[i]) * (t - knots[i]) / span
-        return self.a + (self.b - self.a) * pos / (shown[-1] or 1.0)
-
-    def many(self, times: np.ndarray) -> np.ndarray:
-        """The same as calling it on each time, for an array of them."""
-        pos = np.asarray(np.interp(times, self._knots, self._shown), dtype=float)
-        scaled: np.ndarray = self.a + (self.b - self.a) * pos / (self.shown[-1] or 1.0)
-        return scaled
-
-
 class _Scale:
     def __init__(self, lo: float, hi: float, a: float, b: float) -> None:
         if not hi > lo:
@@ -296,7 +253,7 @@ def _thinned_arrays(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 def _polyline(
     line: Sequence[tuple[float, float]],
-    x: _TimeAxis,
+    x: TimeAxis,
     y: _Scale,
     **attrs: str,
 ) -> str:
@@ -331,7 +288,7 @@ def _timeline(scope: str, result: AuditResult) -> str:
             max(frontier_values) if frontier_values else cap,
         ),
     )
-    x = _TimeAxis([start, end, *times], LEFT, WIDTH - RIGHT)
+    x = TimeAxis([start, end, *times], LEFT, WIDTH - RIGHT)
     y = _Scale(lo, hi, HEIGHT - BOTTOM, TOP)
 
     def clamp(v: Any) -> float | None:
@@ -434,7 +391,7 @@ def _timeline(scope: str, result: AuditResult) -> str:
     return "\n".join(out) + f'<div class="legend">{"".join(legend)}</div>'
 
 
-def _epoch_changes(history: pl.DataFrame, x: _TimeAxis, y: _Scale) -> list[str]:
+def _epoch_changes(history: pl.DataFrame, x: TimeAxis, y: _Scale) -> list[str]:
     """A dashed line and a label where the epoch in force changes (either basis)."""
     rows = history.select("at", "epoch").unique().sort("at")
     out: list[str] = []
@@ -456,7 +413,7 @@ def _epoch_changes(history: pl.DataFrame, x: _TimeAxis, y: _Scale) -> list[str]:
     return out
 
 
-def _time_ticks(x: _TimeAxis) -> list[str]:
+def _time_ticks(x: TimeAxis) -> list[str]:
     """Labels along the time axis, at least 100 px apart, and the axis breaks."""
     knots = x.knots
     picks = sorted({knots[0], knots[-1], *(knots[int(i * (len(knots) - 1) / 6)] for i in range(7))})
