@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from reconcile.cli import main
@@ -30,7 +31,23 @@ def test_stuck_names_the_holder_its_blocking_event_and_where_to_replay(tmp_path:
         " position 10,378: its event failed" in text
     )
     assert "claimed ≤ 20,001 against proven ≤ 10,377 (claim: overclaim)" in text
-    assert "replay it from a checkpoint written before position 10,378" in text
+    # the anchor, by a plain reading of the checkpoints: p0002's latest won write
+    # (by written_at, generation, attempt) with a token and a claim below 10,378
+    writes = pl.read_parquet(DATA / "stuck" / "checkpoints.parquet").filter(
+        (pl.col("partition_id") == "p0002")
+        & (pl.col("cas_result") == "won")
+        & pl.col("resume_token").is_not_null()
+        & (
+            (pl.col("watermark") < 10_378)
+            | ((pl.col("watermark") == 10_378) & ~pl.col("watermark_inclusive"))
+        )
+    )
+    latest = writes.sort("written_at", "generation", "attempt_id").row(-1, named=True)
+    assert (
+        f"replay from resume token {latest['resume_token']} (the latest won checkpoint below"
+        f" the blocking point: generation {latest['generation']} of attempt"
+        f" {latest['attempt_id']}, claiming through {latest['watermark']:,})" in text
+    )
     assert re.search(r"at this value since 2026-01-01 \d\d:\d\d:\d\d", text)
 
 
@@ -47,6 +64,7 @@ def test_many_limiting_partitions_are_capped(tmp_path: Path) -> None:
     out = tmp_path / "report"
     main(["audit", str(logs), "--out", str(out)])
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert page.count("+35 more") == 4  # two bases, in the panel and the frontier table
-    for held in re.findall(r"held by ([^.]*)\.", re.sub(r"<[^>]+>", "", page)):
+    # two bases, each in the panel, the frontier table and the last mark's tooltip
+    assert page.count("+35 more") == 6
+    for held in re.findall(r"held by ([^.\n]*)", re.sub(r"<[^>]+>", "", page)):
         assert held.count(",") <= 4, held

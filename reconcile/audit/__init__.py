@@ -35,6 +35,9 @@ class AuditResult:
     inputs: dict[str, Any] = field(default_factory=dict)
     # (named query, seconds) for every query the engine ran, in order.
     timings: list[tuple[str, float]] = field(default_factory=list)
+    # per blocked partition, the resume token to replay from (report/replay_anchors);
+    # empty where the audit ran in pieces (Spark), which the report then says
+    anchors: pl.DataFrame = field(default_factory=pl.DataFrame)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Findings by rule and by severity."""
@@ -86,6 +89,9 @@ def audit(
         history = analysis.frontier_history()
         note("findings")
         found = findings(analysis)
+        anchors = pl.DataFrame()
+        if not preset and phase is None:
+            anchors = analysis.query("report/replay_anchors", reads=("rc_watermarks", "rc_won"))
         drawn = pl.DataFrame()
         if timelines:
             note("timelines")
@@ -99,6 +105,7 @@ def audit(
             timelines=drawn,
             inputs=_inputs(logset),
             timings=list(analysis.timings),
+            anchors=anchors,
         )
 
 

@@ -361,7 +361,7 @@ def _timeline(scope: str, result: AuditResult) -> str:
             more = r["more"]
             tip = (
                 f"{basis} frontier {_cert(r['frontier'], r['frontier_inclusive'])} "
-                f"from {_e(_label(r['at']))}, held by {_e(', '.join(r['limiting_partitions']))}"
+                f"from {_e(_label(r['at']))}, held by {_e(_capped(r['limiting_partitions']))}"
             )
             if more:
                 tip += f" (and {more} more changes here: see frontier_history.parquet)"
@@ -389,6 +389,12 @@ def _timeline(scope: str, result: AuditResult) -> str:
         "vertical marks: findings (click one for its row); purple dashes: epoch changes</span>"
     )
     return "\n".join(out) + f'<div class="legend">{"".join(legend)}</div>'
+
+
+def _capped(names: Sequence[str]) -> str:
+    """At most SHOWN names, and how many more."""
+    more = f" +{len(names) - SHOWN} more" if len(names) > SHOWN else ""
+    return ", ".join(names[:SHOWN]) + more
 
 
 def _epoch_changes(history: pl.DataFrame, x: TimeAxis, y: _Scale) -> list[str]:

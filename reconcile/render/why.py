@@ -56,7 +56,7 @@ def _cert(through: Any, inclusive: Any) -> str:
     return f"{sign} {_e(_value(through))}"
 
 
-def _partition(row: dict[str, Any]) -> str:
+def _partition(row: dict[str, Any], anchor: dict[str, Any] | None) -> str:
     """What holds one partition back, in one list item."""
     name = f"<b>{_e(row['partition_id'])}</b>"
     parts = []
@@ -84,10 +84,18 @@ def _partition(row: dict[str, Any]) -> str:
         f" against proven {_cert(row['proven_through'], row['proven_inclusive'])}"
         f" (claim: {_e(row['claim_status'])})"
     )
-    if reason is not None and row["blocking_position"] is not None:
+    if anchor is not None:
+        parts.append(
+            f"replay from resume token <b>{_e(anchor['resume_token'])}</b> (the latest won"
+            f" checkpoint below the blocking point: generation {_e(anchor['anchor_generation'])}"
+            f" of attempt {_e(anchor['anchor_attempt_id'])}, claiming through"
+            f" {_e(_value(anchor['anchor_watermark']))})"
+        )
+    elif reason is not None and row["blocking_position"] is not None:
         parts.append(
             "replay it from a checkpoint written before position"
-            f" {_e(_value(row['blocking_position']))} (its resume token, in checkpoints)"
+            f" {_e(_value(row['blocking_position']))} (no won checkpoint below it names a"
+            " resume token here)"
         )
     return f"<li>{name}: " + "; ".join(parts) + ".</li>"
 
@@ -103,6 +111,14 @@ def why_panel(result: AuditResult, scope: str) -> str:
         r["partition_id"]: r
         for r in result.watermarks.filter(pl.col("scope_id") == scope).iter_rows(named=True)
     }
+    anchors = (
+        {
+            r["partition_id"]: r
+            for r in result.anchors.filter(pl.col("scope_id") == scope).iter_rows(named=True)
+        }
+        if "scope_id" in result.anchors.columns
+        else {}
+    )
     out = [f'<div class="why" id="why-{_e(scope)}">']
     rows = result.frontiers.filter(pl.col("scope_id") == scope).sort("basis", descending=True)
     for row in rows.iter_rows(named=True):
@@ -119,7 +135,7 @@ def why_panel(result: AuditResult, scope: str) -> str:
                 f"{head}: complete through {_cert(row['frontier'], row['frontier_inclusive'])}"
                 f" in epoch {_e(epoch)}, at this value{when}; held by {names}.</p>"
             )
-            items = [_partition(marks[p]) for p in held[:EXPLAINED] if p in marks]
+            items = [_partition(marks[p], anchors.get(p)) for p in held[:EXPLAINED] if p in marks]
             if items:
                 out.append("<ul>" + "".join(items) + "</ul>")
         else:
