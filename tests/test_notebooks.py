@@ -64,3 +64,53 @@ def test_a_broken_cell_fails_the_run(tmp_path: Path) -> None:
         path.unlink()
     assert result.returncode != 0
     assert "no_such_column" in result.stderr
+
+
+def test_an_exported_notebook_reads_offline(tmp_path: Path) -> None:
+    """The README's offline export: marimo's ipynb with outputs, then nbconvert's
+    HTML; opened in Chromium without network, its text and figures show."""
+    from tests.browser import browser_page, need_chromium  # noqa: PLC0415
+
+    need_chromium()
+    notebook = tmp_path / "stuck.ipynb"
+    bin_dir = Path(sys.executable).parent
+    subprocess.run(
+        [
+            str(bin_dir / "marimo"),
+            "export",
+            "ipynb",
+            str(NOTEBOOKS / "stuck_frontier.py"),
+            "-o",
+            str(notebook),
+            "--include-outputs",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    subprocess.run(
+        [
+            str(bin_dir / "jupyter"),
+            "nbconvert",
+            "--to",
+            "html",
+            str(notebook),
+            "--HTMLExporter.mathjax_url=",
+            "--HTMLExporter.require_js_url=",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    page_file = tmp_path / "stuck.html"
+    text = page_file.read_text(encoding="utf-8")
+    assert '<script src="http' not in text
+    with browser_page() as page:
+        page.open(page_file)
+        images = page.evaluate(
+            "[...document.images].filter(i => i.complete && i.naturalWidth > 0).length"
+        )
+        assert images >= 2  # the lag chart and the timeline
+        # embedded in the page: nothing to fetch
+        assert page.evaluate("[...document.images].every(i => i.src.startsWith('data:'))")
+        assert "p0002" in page.evaluate("document.body.innerText")
