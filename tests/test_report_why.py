@@ -68,3 +68,28 @@ def test_many_limiting_partitions_are_capped(tmp_path: Path) -> None:
     assert page.count("+35 more") == 6
     for held in re.findall(r"held by ([^.\n]*)", re.sub(r"<[^>]+>", "", page)):
         assert held.count(",") <= 4, held
+
+
+def test_a_holder_limited_by_the_source_says_so() -> None:
+    from reconcile.render.why import _partition  # noqa: PLC0415
+
+    row = {
+        "partition_id": "p1",
+        "committed_position": 50,
+        "committed_event_id": "e50",
+        "blocking_reason": None,
+        "blocking_event_id": None,
+        "blocking_position": None,
+        "consumer_through": None,
+        "provider_through": 20,
+        "provider_inclusive": True,
+        "claimed_through": 60,
+        "claimed_inclusive": True,
+        "proven_through": 20,
+        "proven_inclusive": True,
+        "claim_status": "overclaim",
+    }
+    text = _partition(row, None)
+    assert "the source certifies it (page finality or snapshot bound) only through ≤ 20" in text
+    assert "no provider certificate" in _partition({**row, "provider_through": None}, None)
+    assert "the source certifies" not in _partition({**row, "consumer_through": 10}, None)

@@ -77,8 +77,13 @@ def _partition(row: dict[str, Any], anchor: dict[str, Any] | None) -> str:
             )
         else:
             parts.append(f"blocked at position {_e(_value(row['blocking_position']))}: {_e(what)}")
-    elif row["provider_through"] is None:
+    if row["provider_through"] is None:
         parts.append("no provider certificate (no finality, no snapshot bound)")
+    elif row["consumer_through"] is None or row["provider_through"] < row["consumer_through"]:
+        parts.append(
+            "the source certifies it (page finality or snapshot bound) only through"
+            f" {_cert(row['provider_through'], row['provider_inclusive'])}"
+        )
     parts.append(
         f"claimed {_cert(row['claimed_through'], row['claimed_inclusive'])}"
         f" against proven {_cert(row['proven_through'], row['proven_inclusive'])}"
