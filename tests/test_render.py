@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from reconcile import open_logset
 from reconcile.audit import audit
 from reconcile.audit.report import summary
-from reconcile.render.html import WIDTH, _thinned, _TimeAxis, render_html
+from reconcile.render.html import WIDTH, _thinned, render_html
+from reconcile.render.timeaxis import TimeAxis
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -104,7 +105,7 @@ def test_a_frontier_that_changes_thousands_of_times_draws_a_mark_per_pixel_colum
 def test_the_time_axis_maps_arrays_as_it_maps_each_instant(
     knots: list[int], times: list[int]
 ) -> None:
-    axis = _TimeAxis([float(k) for k in knots], 90.0, 910.0)
+    axis = TimeAxis([float(k) for k in knots], 90.0, 910.0)
     each = [axis(float(t)) for t in times]
     assert np.allclose(axis.many(np.asarray(times, dtype=float)), each)
     assert all(90.0 - 1e-6 <= x <= 910.0 + 1e-6 for x in each)
