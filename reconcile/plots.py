@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
-from reconcile.render.timeaxis import TimeAxis
+from reconcile.render.timeaxis import TimeAxis, duration
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -164,7 +164,7 @@ def frontier_timeline(
         middle = (x(t) + x(t + gap)) / 2
         ax.axvline(middle, color="#777777", linestyle=":", linewidth=1)
         ax.annotate(
-            f"+{_duration(gap)}",
+            f"+{duration(gap)}",
             (middle, 1.0),
             xycoords=("data", "axes fraction"),
             ha="center",
@@ -218,14 +218,6 @@ def frontier_timeline(
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.tight_layout()
     return cast("Figure", fig)
-
-
-def _duration(seconds: float) -> str:
-    if seconds >= 3600:
-        return f"{seconds / 3600:.1f} h"
-    if seconds >= 60:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds:.1f} s"
 
 
 def partition_lag(

@@ -21,6 +21,17 @@ from typing import Any
 import pytest
 from websockets.sync.client import connect
 
+# headless, no first-run work, nothing fetched in the background
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+
 
 def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
@@ -91,13 +102,7 @@ def browser_page() -> Iterator[Page]:
         process = subprocess.Popen(
             [
                 binary,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
+                *FLAGS,
                 "--remote-debugging-port=0",
                 f"--user-data-dir={profile}",
                 "about:blank",

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -13,6 +11,7 @@ import pytest
 
 import reconcile.audit.report as report_module
 from reconcile.cli import main
+from tests.browser import FLAGS, need_chromium
 from tests.logsets import checkpoint, receipt, write_logset
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -169,18 +168,10 @@ def test_as_of_evaluates_an_earlier_time(
     assert "skipped_event" not in facts["findings"]["by_rule"]
 
 
-def chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 def test_report_html_renders_in_headless_chromium(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    browser = chromium()
-    if browser is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must install Debian's chromium for this test")
-        pytest.skip("chromium is not installed here")
+    browser = need_chromium()
     out = tmp_path / "report"
     assert run(capsys, str(DATA / "faults"), "--out", str(out))[0] == 1
     page = (out / "report.html").read_text()
@@ -192,13 +183,7 @@ def test_report_html_renders_in_headless_chromium(
     dom = subprocess.run(
         [
             browser,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
+            *FLAGS,
             f"--user-data-dir={tmp_path / 'profile'}",
             "--dump-dom",
             (out / "report.html").as_uri(),

@@ -24,7 +24,7 @@ import polars as pl
 from reconcile.audit import AuditResult
 from reconcile.audit.findings import SEVERITIES
 from reconcile.catalog import RULES
-from reconcile.render.timeaxis import TimeAxis
+from reconcile.render.timeaxis import TimeAxis, duration
 from reconcile.render.validation import mapping_text
 from reconcile.render.why import SHOWN, why_panel
 
@@ -157,14 +157,6 @@ def _label(value: Any) -> str:
     if isinstance(value, datetime):
         return value.strftime("%Y-%m-%d %H:%M:%S")
     return f"{value:,}" if isinstance(value, int) else str(value)
-
-
-def _duration(seconds: float) -> str:
-    if seconds >= 3600:
-        return f"{seconds / 3600:.1f} h"
-    if seconds >= 60:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds:.1f} s"
 
 
 def _cert(through: Any, inclusive: Any) -> str:
@@ -444,7 +436,7 @@ def _time_ticks(x: TimeAxis) -> list[str]:
         )
         out.append(
             f'<text x="{xx:.1f}" y="{HEIGHT - BOTTOM + 30}" text-anchor="middle">'
-            f"+{_e(_duration(gap))}</text>"
+            f"+{_e(duration(gap))}</text>"
         )
     return out
 

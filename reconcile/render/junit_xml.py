@@ -59,15 +59,22 @@ def render_junit_xml(
     present = set(facts["inputs"]["tables"])
     root = ET.Element("testsuites", name="reconcile audit")
     totals = {"tests": 0, "failures": 0, "skipped": 0}
+    groups = (
+        findings.with_columns(pl.col("severity").cast(pl.String)).partition_by(
+            "scope_id", "rule", as_dict=True
+        )
+        if findings.height
+        else {}
+    )
+    empty = findings.clear().with_columns(pl.col("severity").cast(pl.String))
     for scope in scopes:
-        mine = findings.filter(pl.col("scope_id") == scope)
         suite = ET.SubElement(root, "testsuite", name=xml_text(scope))
         counts = {"tests": 0, "failures": 0, "skipped": 0}
         for rule in RULES:
             case = ET.SubElement(suite, "testcase", classname=xml_text(scope), name=rule, time="0")
             counts["tests"] += 1
             lacking = [t for t in needs.get(rule, ()) if t not in present]
-            rows = mine.filter(pl.col("rule") == rule)
+            rows = groups.get((scope, rule), empty)
             if lacking and rows.is_empty():
                 ET.SubElement(
                     case,
@@ -76,7 +83,7 @@ def render_junit_xml(
                 )
                 counts["skipped"] += 1
                 continue
-            bad = rows.filter(pl.col("severity").cast(pl.String).is_in(failing))
+            bad = rows.filter(pl.col("severity").is_in(failing))
             if bad.height:
                 failure = ET.SubElement(
                     case,
@@ -87,7 +94,7 @@ def render_junit_xml(
                 )
                 failure.text = xml_text(_listing(bad))
                 counts["failures"] += 1
-            rest = rows.filter(~pl.col("severity").cast(pl.String).is_in(failing))
+            rest = rows.filter(~pl.col("severity").is_in(failing))
             if rest.height:
                 ET.SubElement(case, "system-out").text = xml_text(
                     f"{rest.height} finding(s) below {fail_on}:\n" + _listing(rest)

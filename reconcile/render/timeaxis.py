@@ -55,3 +55,12 @@ class TimeAxis:
         pos = np.asarray(np.interp(times, self._knots, self._shown), dtype=float)
         scaled: np.ndarray = self.a + (self.b - self.a) * pos / (self.shown[-1] or 1.0)
         return scaled
+
+
+def duration(seconds: float) -> str:
+    """A stretch of time as the axis labels it: ``12.0 s``, ``30.0 min``, ``1.5 h``."""
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} h"
+    if seconds >= 60:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds:.1f} s"
