@@ -93,3 +93,27 @@ def test_a_holder_limited_by_the_source_says_so() -> None:
     assert "the source certifies it (page finality or snapshot bound) only through ≤ 20" in text
     assert "no provider certificate" in _partition({**row, "provider_through": None}, None)
     assert "the source certifies" not in _partition({**row, "consumer_through": 10}, None)
+
+
+def test_an_audit_in_pieces_does_not_say_no_token_exists() -> None:
+    from reconcile.render.why import _partition  # noqa: PLC0415
+
+    row = {
+        "partition_id": "p1",
+        "committed_position": 5,
+        "committed_event_id": "e5",
+        "blocking_reason": "failed",
+        "blocking_event_id": "e6",
+        "blocking_position": 6,
+        "consumer_through": 6,
+        "provider_through": 100,
+        "provider_inclusive": True,
+        "claimed_through": 5,
+        "claimed_inclusive": True,
+        "proven_through": 6,
+        "proven_inclusive": False,
+        "claim_status": "ok",
+    }
+    assert "no won checkpoint below it names a resume token" in _partition(row, None, True)
+    pieces = _partition(row, None, False)
+    assert "did not look the tokens up" in pieces and "no won checkpoint" not in pieces

@@ -56,7 +56,7 @@ def _cert(through: Any, inclusive: Any) -> str:
     return f"{sign} {_e(_value(through))}"
 
 
-def _partition(row: dict[str, Any], anchor: dict[str, Any] | None) -> str:
+def _partition(row: dict[str, Any], anchor: dict[str, Any] | None, looked_up: bool = True) -> str:
     """What holds one partition back, in one list item."""
     name = f"<b>{_e(row['partition_id'])}</b>"
     parts = []
@@ -97,10 +97,14 @@ def _partition(row: dict[str, Any], anchor: dict[str, Any] | None) -> str:
             f" {_e(_value(anchor['anchor_watermark']))})"
         )
     elif reason is not None and row["blocking_position"] is not None:
+        why = (
+            "no won checkpoint below it names a resume token"
+            if looked_up
+            else "this audit ran in pieces and did not look the tokens up: see checkpoints"
+        )
         parts.append(
             "replay it from a checkpoint written before position"
-            f" {_e(_value(row['blocking_position']))} (no won checkpoint below it names a"
-            " resume token here)"
+            f" {_e(_value(row['blocking_position']))} ({why})"
         )
     return f"<li>{name}: " + "; ".join(parts) + ".</li>"
 
@@ -116,12 +120,14 @@ def why_panel(result: AuditResult, scope: str) -> str:
         r["partition_id"]: r
         for r in result.watermarks.filter(pl.col("scope_id") == scope).iter_rows(named=True)
     }
+    # an audit run in pieces (Spark) has no anchors table: it did not look
+    looked_up = "scope_id" in result.anchors.columns
     anchors = (
         {
             r["partition_id"]: r
             for r in result.anchors.filter(pl.col("scope_id") == scope).iter_rows(named=True)
         }
-        if "scope_id" in result.anchors.columns
+        if looked_up
         else {}
     )
     out = [f'<div class="why" id="why-{_e(scope)}">']
