@@ -11,7 +11,6 @@ the page still reads whole (the links and highlights work by anchors alone).
 
 from __future__ import annotations
 
-import html
 import json
 import math
 from collections.abc import Iterable, Sequence
@@ -24,6 +23,7 @@ import polars as pl
 from reconcile.audit import AuditResult
 from reconcile.audit.findings import SEVERITIES
 from reconcile.catalog import RULES
+from reconcile.render.safe import html_text as _e
 from reconcile.render.timeaxis import TimeAxis, duration
 from reconcile.render.validation import mapping_text
 from reconcile.render.why import SHOWN, why_panel
@@ -130,13 +130,6 @@ table.evidence{font-size:.9em;margin:.2em 0}table.evidence th{background:none;fo
 .why ul{margin:.2em 0 .8em}.why p{margin:.4em 0}
 a.doc{font-size:.8em;text-decoration:none;border:1px solid #bbb;border-radius:8px;padding:0 4px}
 """
-
-
-def _e(value: Any) -> str:
-    text = "" if value is None else str(value)
-    # a file name that is not UTF-8 holds surrogates, which no HTML file can: escaped
-    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return html.escape(text)
 
 
 def _num(value: Any) -> float:

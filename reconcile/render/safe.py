@@ -13,6 +13,7 @@ control as ``\\uXXXX``); :func:`for_json` adds DEL, the one ASCII control it lea
 
 from __future__ import annotations
 
+import html
 import re
 
 # C0 controls but tab and newline, DEL, C1 controls, the Unicode marks that reorder
@@ -49,3 +50,10 @@ def for_json(text: str) -> str:
     """JSON text (written with ASCII escapes) with DEL escaped too: still the same
     JSON, and nothing a terminal acts on."""
     return text.replace("\x7f", "\\u007f")
+
+
+def html_text(value: object) -> str:
+    """A value as HTML text (None as nothing): escaped, and a file name that is not
+    UTF-8 (held as surrogates, which no HTML file can hold) with its bytes escaped."""
+    text = "" if value is None else str(value)
+    return html.escape(text.encode("utf-8", "backslashreplace").decode("utf-8"))

@@ -10,13 +10,13 @@ a certificate. Built from the audit's own tables; every value escaped.
 
 from __future__ import annotations
 
-import html
 from datetime import datetime
 from typing import Any
 
 import polars as pl
 
 from reconcile.audit import AuditResult
+from reconcile.render.safe import html_text as _e
 
 SHOWN = 5  # limiting partitions named
 EXPLAINED = 3  # limiting partitions explained one by one
@@ -36,11 +36,6 @@ BLOCKING = {
     "not_attempted": "its event has no receipt at all",
     "incomplete_page": "a page has fewer receipts than events",
 }
-
-
-def _e(value: Any) -> str:
-    text = "" if value is None else str(value)
-    return html.escape(text.encode("utf-8", "backslashreplace").decode("utf-8"))
 
 
 def _value(value: Any) -> str:
