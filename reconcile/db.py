@@ -36,6 +36,7 @@ from reconcile.config import (
     threads_for,
 )
 from reconcile.errors import ResourceError, UsageError, first_line
+from reconcile.signals import interrupts_deferred
 
 # The settings a user gives, by the options (and environment variables) that give them.
 _OPTIONS = {
@@ -164,11 +165,14 @@ class Engine:
             check_threads(config.threads, "--threads or RECONCILE_THREADS")
         if config.memory_limit is not None:
             check_memory_limit(config.memory_limit, "--memory-limit or RECONCILE_MEMORY_LIMIT")
-        temp, handle = _own_spill_folder(config)
-        self._temp: Path | None = temp
-        # an engine never closed (a notebook's log set, left open for the session)
-        # still removes its spill folder, when collected or when Python exits
-        self._remove_temp = weakref.finalize(self, _release, temp, handle)
+        # a Ctrl-C or SIGTERM while the folder is made waits until its removal is
+        # registered: it never leaves a folder made and forgotten
+        with interrupts_deferred():
+            temp, handle = _own_spill_folder(config)
+            self._temp: Path | None = temp
+            # an engine never closed (a notebook's log set, left open for the session)
+            # still removes its spill folder, when collected or when Python exits
+            self._remove_temp = weakref.finalize(self, _release, temp, handle)
         self.con = duckdb.connect(":memory:")
         settings: dict[str, object] = {
             "memory_limit": config.memory_limit or default_memory_limit(),

@@ -86,3 +86,30 @@ def terminations() -> Iterator[Caught]:
         os.close(writer)
         watcher.join(timeout=5)
         os.close(reader)
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Within: a SIGINT (Ctrl-C, or the one the watcher sends for SIGTERM and SIGHUP)
+    waits until the block ends, then acts as it would have. For a step that must not
+    be cut in half: a spill folder made and registered for removal is never left made
+    but unregistered. Outside the main thread (where no handler can be set) nothing
+    changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+
+    def hold(signum: int, frame: FrameType | None) -> None:
+        pending.append(signum)
+
+    previous = signal.signal(signal.SIGINT, hold)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if pending:
+            if callable(previous):
+                previous(signal.SIGINT, None)  # Python's own: KeyboardInterrupt
+            elif previous == signal.SIG_DFL:
+                os.kill(os.getpid(), signal.SIGINT)

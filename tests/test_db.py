@@ -99,3 +99,33 @@ def test_a_million_receipts_audit_in_150mb(tmp_path: Path) -> None:
     )
     assert done.returncode in (0, 1), done.stderr
     assert (tmp_path / "r" / "summary.json").exists()
+
+
+def test_an_interrupt_while_the_spill_folder_is_made_never_leaves_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Ctrl-C (or the SIGINT that SIGTERM and SIGHUP become) arriving right after
+    the folder is made, before its removal is registered, waits for the registration:
+    the interrupt still ends the run, and the folder goes with it."""
+    import fcntl  # noqa: PLC0415
+    import gc  # noqa: PLC0415
+    import signal  # noqa: PLC0415
+    import types  # noqa: PLC0415
+
+    from reconcile import db  # noqa: PLC0415
+
+    def flock_then_interrupt(handle: object, operation: int) -> None:
+        fcntl.flock(handle, operation)  # type: ignore[arg-type]
+        os.kill(os.getpid(), signal.SIGINT)  # Python acts on it at its next step
+
+    fake = types.SimpleNamespace(**{n: getattr(fcntl, n) for n in dir(fcntl) if n.isupper()})
+    fake.flock = flock_then_interrupt
+    monkeypatch.setattr(db, "fcntl", fake)
+    interrupted = False
+    try:
+        Engine(EngineConfig(temp_directory=tmp_path))
+    except KeyboardInterrupt:
+        interrupted = True
+    gc.collect()  # the half-made engine, no longer referenced, is collected
+    assert interrupted
+    assert list(tmp_path.iterdir()) == []
