@@ -121,11 +121,15 @@ def test_an_interrupt_while_the_spill_folder_is_made_never_leaves_it(
     fake = types.SimpleNamespace(**{n: getattr(fcntl, n) for n in dir(fcntl) if n.isupper()})
     fake.flock = flock_then_interrupt
     monkeypatch.setattr(db, "fcntl", fake)
+    # as in the command line: a pytest-xdist worker runs with SIGINT ignored
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     interrupted = False
     try:
         Engine(EngineConfig(temp_directory=tmp_path))
     except KeyboardInterrupt:
         interrupted = True
+    finally:
+        signal.signal(signal.SIGINT, previous)
     gc.collect()  # the half-made engine, no longer referenced, is collected
     assert interrupted
     assert list(tmp_path.iterdir()) == []
