@@ -5,10 +5,12 @@ screenshot. For tests of report.html; nothing here reaches a network."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import itertools
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -98,7 +100,9 @@ class Page:
 def browser_page() -> Iterator[Page]:
     """A fresh headless Chromium (its own profile, no network use) and one tab."""
     binary = need_chromium()
-    with tempfile.TemporaryDirectory() as profile:
+    # Chromium's helper processes may still be exiting when the profile is removed:
+    # the whole process group is killed below, and what they leave is not an error
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
         process = subprocess.Popen(
             [
                 binary,
@@ -109,6 +113,7 @@ def browser_page() -> Iterator[Page]:
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            start_new_session=True,  # its own process group: ended whole, below
         )
         try:
             port_file = Path(profile) / "DevToolsActivePort"
@@ -123,8 +128,6 @@ def browser_page() -> Iterator[Page]:
             with connect(url, max_size=None, open_timeout=30) as socket:
                 yield Page(socket)
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=60)
