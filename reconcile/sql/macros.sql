@@ -62,6 +62,20 @@ CREATE OR REPLACE TEMP MACRO rc_event_reason(mutated, in_snapshot, snap_eligible
             OR (in_snapshot AND rc_bit(flags, 4)) THEN 'unstable_ineligible'
         ELSE 'not_attempted'
     END;
+-- An event whose part in the history is one wait (rc_event_waits): at one
+-- position, no failed or ineligible receipt (bits 2 and 4), eligible where the
+-- snapshot has it and not visible from the start (rc_records has those), durable
+-- by T. It blocks from the instant it became known until its first durable receipt.
+CREATE OR REPLACE TEMP MACRO rc_simple_wait(mutated, in_snapshot, snap_eligible, always_visible, flags, durable_at) AS
+    NOT mutated AND (coalesce(flags, 0) & 6) = 0 AND durable_at IS NOT NULL
+    AND (NOT in_snapshot OR (snap_eligible IS TRUE AND NOT always_visible));
+-- A snapshot event that never blocks: at one position, not visible from the start,
+-- proven ineligible by every visible row, and with no receipt before it became
+-- visible. Not known before visible_at; known after, and passable (§4.3).
+CREATE OR REPLACE TEMP MACRO rc_never_blocks(mutated, in_snapshot, snap_eligible, snap_stable, always_visible, visible_at, first_at) AS
+    in_snapshot AND NOT mutated AND NOT always_visible
+    AND snap_eligible IS FALSE AND snap_stable IS TRUE
+    AND (first_at IS NULL OR first_at >= visible_at);
 
 -- rc_bucket: the bucket of a coordinate, floor((v - base) / width), a whole number
 -- held as a DOUBLE. Every step rounds monotonically, so the events in [lo, hi] lie

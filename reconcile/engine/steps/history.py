@@ -33,12 +33,18 @@ EVENT_SEGMENTS = Step(
     "history/event_segments",
     table(
         "rc_event_segments",
-        "scope_id VARCHAR, partition_id VARCHAR, event_id VARCHAR, from_t TIMESTAMP_NS,"
-        " to_t TIMESTAMP_NS, cert CERT",
+        "scope_id VARCHAR, partition_id VARCHAR, from_t TIMESTAMP_NS, to_t TIMESTAMP_NS, cert CERT",
         "one row per stretch of time [from_t, to_t) an event blocks, with the"
-        " certificate it imposes",
+        " certificate it imposes; a stretch where a lower one of the partition holds"
+        " may be left out (every reader takes the least in force)",
     ),
-    reads=("rc_partitions", "rc_open_events", "rc_mutations", "rc_receipt_faults"),
+    reads=(
+        "rc_partitions",
+        "rc_open_events",
+        "rc_mutations",
+        "rc_receipt_faults",
+        "rc_event_waits",
+    ),
 )
 
 RECORDS = Step(

@@ -242,6 +242,16 @@ EVENT_LEVEL = Sliced(
             reads=("rc_known_events", "rc_blocking"),
         ),
         Step(
+            "watermarks/event_waits",
+            table(
+                "rc_event_waits",
+                "pk PK, from_t TIMESTAMP_NS, to_t TIMESTAMP_NS, cert CERT",
+                "one row per stretch of time a simple event waits for its durable receipt"
+                " and no lower wait of its partition holds: its part in the history",
+            ),
+            reads=("rc_known_events", "rc_partitions"),
+        ),
+        Step(
             "watermarks/open_events",
             table(
                 "rc_open_events",

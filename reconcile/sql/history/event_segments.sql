@@ -4,7 +4,9 @@
 -- first receipt never block, nor do those proven ineligible by their first receipt
 -- and never failed; snapshot events visible from the start are handled
 -- by rc_records; neither is listed here. The events come from rc_open_events:
--- those durable from their first receipt are not there, and never block.
+-- those durable from their first receipt are not there, and never block; nor are
+-- those whose part is one wait, whose stretches rc_event_waits holds (trimmed where
+-- a lower wait is in force: every reader takes the least certificate in force).
 WITH ev AS (
     SELECT
         k.*,
@@ -79,6 +81,10 @@ blocking AS (
         rc_before(pos_then, discrete) AS cert
     FROM state
 )
-SELECT scope_id, partition_id, event_id, from_t, to_t, cert
+SELECT scope_id, partition_id, from_t, to_t, cert
 FROM blocking
 WHERE blocks
+UNION ALL
+SELECT p.scope_id, p.partition_id, w.from_t, w.to_t, w.cert
+FROM rc_event_waits AS w
+JOIN rc_partitions AS p USING (pk)

@@ -3,7 +3,8 @@
 -- the snapshot proves it ineligible). The prefix of such events is complete up to
 -- the first one not yet passable; the running maximum of passable times in event
 -- order gives every time that prefix advanced. A row per record: the prefix stops at
--- `cert` until `until_t`. Every snapshot event is in rc_open_events.
+-- `cert` until `until_t`. Every snapshot event visible from the start is in
+-- rc_open_events.
 WITH simple AS (
     SELECT
         p.scope_id,

@@ -3,7 +3,14 @@
 -- replayed late, or without any durable outcome). Every step after the watermarks
 -- that looks at single events needs only these: the others were durable, and so
 -- passable, from the instant they became known, and are counted in
--- rc_event_summary, rc_page_status and rc_committed.
+-- rc_event_summary, rc_page_status and rc_committed. Left out too: the events whose
+-- whole part in the history is one wait (rc_event_waits has it), and the snapshot
+-- events that never block (rc_never_blocks): durable or passable at T, neither can
+-- be skipped, mutated or block.
 SELECT *
 FROM rc_known_events
-WHERE in_snapshot OR mutated OR durable_at IS DISTINCT FROM first_at
+WHERE (in_snapshot OR mutated OR durable_at IS DISTINCT FROM first_at)
+  AND NOT coalesce(rc_simple_wait(mutated, in_snapshot, snap_eligible, always_visible, flags,
+                                  durable_at), false)
+  AND NOT coalesce(rc_never_blocks(mutated, in_snapshot, snap_eligible, snap_stable,
+                                   always_visible, visible_at, first_at), false)
