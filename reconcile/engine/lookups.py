@@ -2,7 +2,7 @@
 over Arrow arrays, made from a working table's rows, that DuckDB calls a chunk of
 rows at a time.
 
-A lookup is for a search SQL has no cheap operator for. Both there are give a time
+A lookup is for a search SQL has no cheap operator for. All there are give a time
 the number of the first row at or after it in a numbered, time-ordered table:
 
 * ``rc_instant_no``, in the instants of the frontier's history (``rc_instants``,
@@ -12,10 +12,13 @@ the number of the first row at or after it in a numbered, time-ordered table:
 * ``rc_point_no``, in the instants of a set of points of the exact evaluator
   (partition by partition), so that a segment tree gives each point the least event
   blocker in force, where joining every point with every blocker of its partition
-  costs their product.
+  costs their product;
+* ``rc_reach_no``, in each partition's running highest claim (``rc_late_reach``),
+  so that rule late_insert finds the claim in force when each snapshot event
+  appeared without sorting every event.
 
 The tables searched are small next to the rows looked up (one per step of every
-partition's history, one per event blocker).
+partition's history, one per event blocker, one per snapshot event).
 
 Where the work is small (:data:`SMALL_WORK`) a lookup is a SQL macro instead
 (:func:`small_macro`): the first call of a Python function in a query makes DuckDB
@@ -155,4 +158,6 @@ BUILDERS: dict[str, Callable[[duckdb.DuckDBPyConnection, Lookup], Kernel]] = {
     "rc_instant_no": instant_numbers,
     # the same search in a set of points' instants, numbered partition by partition
     "rc_point_no": instant_numbers,
+    # the same search in a partition's running highest claim (rule late_insert)
+    "rc_reach_no": instant_numbers,
 }

@@ -10,7 +10,7 @@ one ``rule(...)`` line to :data:`PARTITION_RULES` or :data:`SCOPE_RULES`.
 
 from __future__ import annotations
 
-from reconcile.engine.declare import Producer, Step, Union, table
+from reconcile.engine.declare import Lookup, Producer, Step, Union, table
 from reconcile.engine.steps.history import POINTS_COLUMNS, evaluate_points
 
 FINDING = (
@@ -67,6 +67,19 @@ TOKEN_WRITES = Step(
     reads=("rc_won", "pages"),
 )
 
+LATE_REACH = Step(
+    "audit/late_reach",
+    table(
+        "rc_late_reach",
+        "idx BIGINT, pk PK, t TIMESTAMP_NS, discrete BOOLEAN, reach CERT",
+        "one row per partition and instant a won write came: the highest claim written"
+        " up to then, numbered partition by partition in time order",
+        transient=True,
+    ),
+    reads=("rc_won",),
+    needs=("snapshot",),
+)
+
 WRITE_POINTS = Step(
     "audit/write_points",
     table(
@@ -109,7 +122,21 @@ PARTITION_RULES = (
     rule("token_as_watermark", ("rc_token_writes",)),
     rule("empty_page_advanced", ("rc_write_certs", "pages"), needs=("pages",)),
     rule("ordering_mutated", ("rc_partitions", "rc_open_events", "rc_mutations")),
-    rule("late_insert", ("rc_won", "rc_snapshot_events", "rc_partitions"), needs=("snapshot",)),
+    Step(
+        "audit/late_insert",
+        table("rc_finding_late_insert", FINDING, "one row per late_insert finding at T"),
+        reads=("rc_won", "rc_snapshot_events", "rc_partitions", "rc_late_reach"),
+        needs=("snapshot",),
+        lookups=(
+            Lookup(
+                "rc_reach_no",
+                table="rc_late_reach",
+                args=("BIGINT", "BIGINT", "TIMESTAMP_NS"),
+                returns="BIGINT",
+                groups=("pk",),
+            ),
+        ),
+    ),
     rule("unknown_endpoint", ("rc_won",)),
     rule("replayed_events", ("rc_blocking",)),
 )
@@ -143,6 +170,7 @@ FINDINGS = Union(
 STEPS: tuple[Producer, ...] = (
     WON,
     TOKEN_WRITES,
+    LATE_REACH,
     WRITE_POINTS,
     *evaluate_points("write", "rc_write_points"),
     WRITE_CERTS,

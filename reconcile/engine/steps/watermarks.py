@@ -81,19 +81,6 @@ RECEIPT_FAULTS = Step(
     reads=("receipts",),
 )
 
-SNAPSHOT_EVENTS = Step(
-    "watermarks/snapshot_events",
-    table(
-        "rc_snapshot_events",
-        "pk PK, event_id VARCHAR, min_pos COORD, max_pos COORD, eligible BOOLEAN,"
-        " stable BOOLEAN, visible_at TIMESTAMP_NS, always_visible BOOLEAN,"
-        " appeared_pos COORD, appeared_at TIMESTAMP_NS",
-        "one row per snapshot event visible at T (§4.2); appeared_*: over its eligible"
-        " rows that became visible",
-    ),
-    reads=("rc_partitions", "snapshot"),
-)
-
 _PAGE_RECEIPTS_COLUMNS = (
     "scope_id VARCHAR, partition_id VARCHAR, page_id VARCHAR, n_receipts BIGINT,"
     " first_at TIMESTAMP_NS, last_at TIMESTAMP_NS, last_event EVENT, own_min_pos COORD"
@@ -117,6 +104,12 @@ _KNOWN_EVENTS_COLUMNS = (
     " durable BOOLEAN, replayed BOOLEAN, eligible BOOLEAN, passable BOOLEAN, reason VARCHAR"
 )
 _KNOWN_EVENTS_DOC = "one row per known event of the slice at T, with its state (§4.2-§4.6)"
+
+_SNAPSHOT_EVENTS_COLUMNS = (
+    "pk PK, event_id VARCHAR, min_pos COORD, max_pos COORD, eligible BOOLEAN,"
+    " stable BOOLEAN, visible_at TIMESTAMP_NS, always_visible BOOLEAN,"
+    " appeared_pos COORD, appeared_at TIMESTAMP_NS"
+)
 
 EVENT_LEVEL = Sliced(
     "event_level",
@@ -153,6 +146,17 @@ EVENT_LEVEL = Sliced(
     ),
     each=(
         Step(
+            "watermarks/snapshot_slice",
+            table(
+                "rc_snapshot_slice",
+                _SNAPSHOT_EVENTS_COLUMNS,
+                "one row per snapshot event of the slice visible at T (§4.2); appeared_*:"
+                " over its eligible rows that became visible",
+            ),
+            reads=("rc_partitions", "snapshot"),
+            params=("slice_first", "slice_last"),
+        ),
+        Step(
             "watermarks/receipt_events",
             table(
                 "rc_receipt_events",
@@ -166,7 +170,7 @@ EVENT_LEVEL = Sliced(
         Step(
             "watermarks/known_events",
             table("rc_known_events", _KNOWN_EVENTS_COLUMNS, _KNOWN_EVENTS_DOC),
-            reads=("rc_receipt_events", "rc_snapshot_events", "rc_slice"),
+            reads=("rc_receipt_events", "rc_snapshot_slice"),
             when=("snapshot", True),
         ),
         Step(
@@ -178,6 +182,16 @@ EVENT_LEVEL = Sliced(
         ),
     ),
     collect=(
+        Step(
+            "watermarks/snapshot_events",
+            table(
+                "rc_snapshot_events",
+                _SNAPSHOT_EVENTS_COLUMNS,
+                "one row per snapshot event visible at T (§4.2); appeared_*: over its"
+                " eligible rows that became visible",
+            ),
+            reads=("rc_snapshot_slice",),
+        ),
         Step(
             "watermarks/mutated_events",
             table(
@@ -339,7 +353,6 @@ STEPS: tuple[Producer, ...] = (
     SCOPES,
     PARTITIONS,
     RECEIPT_FAULTS,
-    SNAPSHOT_EVENTS,
     PAGE_PASS,
     EVENT_LEVEL,
     COUNTING_PAGES,

@@ -3,18 +3,24 @@
 -- instants from the first at or after from_t to the first at or after to_t
 -- (rc_point_no, a search in each partition's run of instants). The segment tree
 -- over them gives each point the least blocker in force, where joining every
--- point with every blocker of its partition costs their product.
+-- point with every blocker of its partition costs their product. A blocker that
+-- holds at none of the points (between two of them) is left out.
 -- A template: rc_point_order is bound per set of points (evaluate_points in
 -- reconcile/engine/steps/history.py).
 WITH spans AS (
     SELECT scope_id, partition_id, min(idx) AS first, max(idx) + 1 AS n
     FROM rc_point_order
     GROUP BY scope_id, partition_id
+),
+intervals AS (
+    SELECT
+        '' AS grp,
+        coalesce(rc_point_no(s.first, s.n, e.from_t), s.n) AS lo,
+        coalesce(rc_point_no(s.first, s.n, coalesce(e.to_t, rc_dusk())), s.n) AS hi,
+        e.cert AS v
+    FROM rc_event_segments AS e
+    JOIN spans AS s USING (scope_id, partition_id)
 )
-SELECT
-    '' AS grp,
-    coalesce(rc_point_no(s.first, s.n, e.from_t), s.n) AS lo,
-    coalesce(rc_point_no(s.first, s.n, coalesce(e.to_t, rc_dusk())), s.n) AS hi,
-    e.cert AS v
-FROM rc_event_segments AS e
-JOIN spans AS s USING (scope_id, partition_id)
+SELECT grp, lo, hi, v
+FROM intervals
+WHERE lo < hi

@@ -3,7 +3,8 @@
 -- with receipts evidence, the receipted events. An event seen at two positions is
 -- mutated: never passable, sorted at the lowest. The same columns as
 -- known_events_receipts, which serves log sets without a snapshot. For the slice of
--- partitions in rc_slice (rc_receipt_events holds that slice's events).
+-- partitions in rc_slice (rc_snapshot_slice and rc_receipt_events hold that slice's
+-- events).
 WITH joined AS (
     SELECT
         coalesce(s.pk, r.pk) AS pk,
@@ -20,7 +21,7 @@ WITH joined AS (
         r.first_at,
         r.durable_at,
         coalesce(r.flags, 0) AS flags
-    FROM (SELECT * FROM rc_snapshot_events SEMI JOIN rc_slice USING (pk)) AS s
+    FROM rc_snapshot_slice AS s
     FULL OUTER JOIN rc_receipt_events AS r ON r.pk = s.pk AND r.event_id = s.event_id
 )
 SELECT
