@@ -156,11 +156,7 @@ class Analysis:
                     self._ns.drop(step.name)
                     self._ns.create(step, each)
             for step in sliced.collect:
-                if step.when is None or (step.when[0] in self._present) == step.when[1]:
-                    self._ns.create(step, each, append=number > 0)
-                elif number == 0:
-                    # gathered from a step that does not run for this log set: empty
-                    self._ns.create_empty(step.produces)
+                self._ns.create(step, each, append=number > 0)
         # the last slice's events are no one's input: every later step reads the
         # collected tables
         for name in sliced.internal:

@@ -200,8 +200,7 @@ class Sliced:
     gives its first and last ``partition_id`` in one row (parameters of the steps
     that follow, by column name); ``each`` are rebuilt for every slice and dropped at
     the end (of alternatives, the one whose ``when`` holds); ``collect`` gather every
-    slice's rows: they are the products (one whose ``when`` does not hold gives an
-    empty table).
+    slice's rows: they are the products.
     """
 
     name: str

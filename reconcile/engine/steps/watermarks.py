@@ -146,6 +146,17 @@ EVENT_LEVEL = Sliced(
     ),
     each=(
         Step(
+            "watermarks/snapshot_slice",
+            table(
+                "rc_snapshot_slice",
+                _SNAPSHOT_EVENTS_COLUMNS,
+                "one row per snapshot event of the slice visible at T (§4.2); appeared_*:"
+                " over its eligible rows that became visible",
+            ),
+            reads=("rc_partitions", "snapshot"),
+            params=("slice_first", "slice_last"),
+        ),
+        Step(
             "watermarks/receipt_events",
             table(
                 "rc_receipt_events",
@@ -155,28 +166,11 @@ EVENT_LEVEL = Sliced(
             ),
             reads=("receipts",),
             params=("slice_first", "slice_last"),
-            when=("snapshot", False),
-        ),
-        Step(
-            "watermarks/event_agg",
-            table(
-                "rc_event_agg",
-                "pk PK, event_id VARCHAR, in_snapshot BOOLEAN, min_pos COORD, max_pos COORD,"
-                " eligible BOOLEAN, stable BOOLEAN, visible_at TIMESTAMP_NS,"
-                " always_visible BOOLEAN, appeared_pos COORD, appeared_at TIMESTAMP_NS,"
-                " receipted BOOLEAN, receipt_min_pos COORD, first_at TIMESTAMP_NS,"
-                " durable_at TIMESTAMP_NS, flags FLAGS",
-                "one row per event of the slice with a receipt or a snapshot row at T: both"
-                " aggregated in one pass",
-            ),
-            reads=("receipts", "snapshot", "rc_partitions"),
-            params=("slice_first", "slice_last"),
-            when=("snapshot", True),
         ),
         Step(
             "watermarks/known_events",
             table("rc_known_events", _KNOWN_EVENTS_COLUMNS, _KNOWN_EVENTS_DOC),
-            reads=("rc_event_agg",),
+            reads=("rc_receipt_events", "rc_snapshot_slice"),
             when=("snapshot", True),
         ),
         Step(
@@ -196,8 +190,7 @@ EVENT_LEVEL = Sliced(
                 "one row per snapshot event visible at T (§4.2); appeared_*: over its"
                 " eligible rows that became visible",
             ),
-            reads=("rc_event_agg",),
-            when=("snapshot", True),
+            reads=("rc_snapshot_slice",),
         ),
         Step(
             "watermarks/mutated_events",

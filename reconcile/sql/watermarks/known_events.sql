@@ -3,24 +3,26 @@
 -- with receipts evidence, the receipted events. An event seen at two positions is
 -- mutated: never passable, sorted at the lowest. The same columns as
 -- known_events_receipts, which serves log sets without a snapshot. For the slice of
--- partitions in rc_slice (rc_event_agg holds that slice's events).
+-- partitions in rc_slice (rc_snapshot_slice and rc_receipt_events hold that slice's
+-- events).
 WITH joined AS (
     SELECT
-        pk,
-        event_id,
-        in_snapshot,
-        least(min_pos, receipt_min_pos) AS sort_pos,
-        coalesce(min_pos <> max_pos, false)
-            OR rc_bit(flags, 32)
-            OR coalesce(min_pos <> receipt_min_pos, false) AS mutated,
-        eligible AS snap_eligible,
-        stable AS snap_stable,
-        visible_at,
-        coalesce(always_visible, false) AS always_visible,
-        first_at,
-        durable_at,
-        flags
-    FROM rc_event_agg
+        coalesce(s.pk, r.pk) AS pk,
+        coalesce(s.event_id, r.event_id) AS event_id,
+        s.event_id IS NOT NULL AS in_snapshot,
+        least(s.min_pos, r.sort_pos) AS sort_pos,
+        coalesce(s.min_pos <> s.max_pos, false)
+            OR rc_bit(r.flags, 32)
+            OR coalesce(s.min_pos <> r.sort_pos, false) AS mutated,
+        s.eligible AS snap_eligible,
+        s.stable AS snap_stable,
+        s.visible_at,
+        coalesce(s.always_visible, false) AS always_visible,
+        r.first_at,
+        r.durable_at,
+        coalesce(r.flags, 0) AS flags
+    FROM rc_snapshot_slice AS s
+    FULL OUTER JOIN rc_receipt_events AS r ON r.pk = s.pk AND r.event_id = s.event_id
 )
 SELECT
     pk,

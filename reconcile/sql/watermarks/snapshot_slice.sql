@@ -1,0 +1,25 @@
+-- Each event of the snapshot, over its rows visible at T (§4.2). An event is
+-- ineligible only when every visible row says so, and its ineligibility is proven
+-- only when every such row is stable: the readings that never overclaim. Also, over
+-- its eligible rows that became visible (not there from the start), the lowest
+-- position and the first visible_at: what rule late_insert reads. The events of the
+-- slice of partitions in rc_slice only (a range of partition_id, from $slice_first
+-- to $slice_last, a filter the scan applies itself): one slice's aggregate stays in
+-- memory where the whole snapshot's spills.
+SELECT
+    p.pk,
+    s.event_id,
+    min(s.position) AS min_pos,
+    max(s.position) AS max_pos,
+    bool_or(s.eligible) AS eligible,
+    bool_and(s.eligibility_stable) AS stable,
+    min(s.visible_at) AS visible_at,
+    bool_or(s.visible_at IS NULL) AS always_visible,
+    min(s.position) FILTER (WHERE s.eligible AND s.visible_at IS NOT NULL) AS appeared_pos,
+    min(s.visible_at) FILTER (WHERE s.eligible AND s.visible_at IS NOT NULL) AS appeared_at
+FROM snapshot AS s
+JOIN rc_partitions AS p
+    ON p.scope_id = s.scope_id AND p.partition_id = s.partition_id AND p.evidence = 'snapshot'
+WHERE (s.visible_at IS NULL OR s.visible_at <= rc_as_of())
+  AND s.partition_id BETWEEN $slice_first AND $slice_last
+GROUP BY p.pk, s.event_id
