@@ -141,7 +141,7 @@ class Analysis:
         """The steps of ``sliced`` once per slice of partitions: one hash aggregate over
         every event spills, and so does every pass over its result; a slice's stay in
         memory (at 100 M receipts, 5 slices)."""
-        rows = self.logset.row_count(sliced.rows)
+        rows = sum(self.logset.row_count(table) for table in sliced.rows)
         count = max(1, -(-rows // sliced.per_slice))
         values = {**self._values, "slices": count}
         self._ns.create(sliced.slices, values)

@@ -194,8 +194,8 @@ class Union:
 class Sliced:
     """Steps run once per slice of partitions (a range of ``partition_id``).
 
-    The number of slices is ``rows`` (a contract table's row count) divided by
-    ``per_slice``, at least one. ``slices`` cuts the partitions into that many
+    The number of slices is ``rows`` (the row count of contract tables, summed)
+    divided by ``per_slice``, at least one. ``slices`` cuts the partitions into that many
     (parameter ``slices``), ``slice`` picks one (parameter ``slice``), ``bounds``
     gives its first and last ``partition_id`` in one row (parameters of the steps
     that follow, by column name); ``each`` are rebuilt for every slice and dropped at
@@ -204,7 +204,7 @@ class Sliced:
     """
 
     name: str
-    rows: str
+    rows: tuple[str, ...]
     per_slice: int
     slices: Step
     slice: Step

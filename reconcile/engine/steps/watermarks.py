@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from reconcile.engine.declare import Guard, Producer, Sliced, Step, table
 
-# Receipts per slice of partitions: beyond this many, the event level runs in
-# slices, so that each slice's events and hash tables stay in memory.
+# Receipts and snapshot rows per slice of partitions: beyond this many, the event
+# level runs in slices, so that each slice's events and hash tables stay in memory.
+# With a snapshot a slice holds two aggregates (its receipts' and its snapshot's)
+# and their join; counting both tables' rows gives it half the partitions. At 100 M
+# receipts with a 99 M-row snapshot, four slices spilled (bench/EVENT_LEVEL.md).
 EVENTS_PER_SLICE = 25_000_000
 
 PARTITION_SCOPES = Step(
@@ -113,7 +116,7 @@ _SNAPSHOT_EVENTS_COLUMNS = (
 
 EVENT_LEVEL = Sliced(
     "event_level",
-    rows="receipts",
+    rows=("receipts", "snapshot"),
     per_slice=EVENTS_PER_SLICE,
     slices=Step(
         "watermarks/receipt_slices",
