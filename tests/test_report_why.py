@@ -57,6 +57,38 @@ def test_faults_says_why_the_frontier_is_a_vector(tmp_path: Path) -> None:
     assert "a membership change of the epoch still lacks its proof" in text
 
 
+def test_a_vector_names_its_lowest_members_and_what_blocks_them(tmp_path: Path) -> None:
+    """The members' certificates, lowest first, read back from frontiers.parquet, and
+    the lowest member explained as a scalar's holder is."""
+    text = _panel(tmp_path, "faults")
+    proven = pl.read_parquet(tmp_path / "faults" / "frontiers.parquet").filter(
+        pl.col("basis") == "proven"
+    )
+    members = [m for m in proven["vector"][0] if m["through"] is not None]
+    members.sort(key=lambda m: (m["through"], 0 if m["inclusive"] is False else 1))
+    lowest = members[0]
+    sign = "≤" if lowest["inclusive"] else "<"
+    assert (
+        f"The members' certificates, lowest first: {lowest['partition_id']}"
+        f" {sign} {lowest['through']:,};" in text
+    )
+    mark = pl.read_parquet(tmp_path / "faults" / "watermarks.parquet").filter(
+        pl.col("partition_id") == lowest["partition_id"]
+    )
+    event = mark["blocking_event_id"][0]
+    assert event is not None
+    assert f"{lowest['partition_id']}: " in text
+    assert f"blocked by event {event} at position" in text
+
+
+def test_holders_beyond_those_explained_are_counted(tmp_path: Path) -> None:
+    """clean: four partitions hold the frontier, three are explained; the fourth is
+    said to be there, not dropped silently."""
+    text = _panel(tmp_path, "clean")
+    assert "held by p0000, p0001, p0002, p0003." in text
+    assert "1 more holds it at the same value" in text
+
+
 @pytest.mark.slow
 def test_many_limiting_partitions_are_capped(tmp_path: Path) -> None:
     logs = tmp_path / "logs"

@@ -4,6 +4,7 @@ option, the extras named when missing, the summary pointing at report.html."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from importlib.metadata import version
 from pathlib import Path
@@ -60,6 +61,13 @@ def test_terminal_summary_points_to_report_html(
     out = tmp_path / "report"
     assert main(["audit", str(DATA / "faults"), "--out", str(out)]) == 1
     text = capsys.readouterr().out
-    assert "more in report.html" in text
     assert f"report: {out}/report.html" in text
+    # every finding is listed or counted: the listed, the more and the info add up
+    total = int(re.search(r"^findings: (\d+)", text, re.M).group(1))  # type: ignore[union-attr]
+    listed = len(re.findall(r"^  \[(critical|error|warning)\]", text, re.M))
+    rest = re.search(
+        r"^  \.\.\. and (\d+) more and (\d+) info \(not listed\) in report\.html$", text, re.M
+    )
+    assert rest is not None, text
+    assert listed + int(rest.group(1)) + int(rest.group(2)) == total
     assert "findings.parquet" not in text

@@ -82,8 +82,12 @@ def render_audit_text(result: AuditResult, facts: dict[str, Any], out: str) -> s
                 )
             )
         more = result.findings.filter(pl.col("severity") != "info").height - worst.height
-        if more > 0:
-            lines.append(f"  ... and {more} more in report.html")
+        info = counts.get("info", 0)
+        if more > 0 or info:
+            rest = [f"{more} more" if more > 0 else "", f"{info} info" if info else ""]
+            lines.append(
+                f"  ... and {' and '.join(r for r in rest if r)} (not listed) in report.html"
+            )
     lines.append("")
     lines.append("frontier:")
     for row in result.frontiers.iter_rows(named=True):

@@ -136,5 +136,10 @@ def render_summary_md(
                 f"| {r['severity']} | `{r['rule']}` | {_where(r)} | {cell(r['message'])} |"
                 for r in findings.head(SHOWN).iter_rows(named=True)
             ),
+            *(
+                ["", f"{total - SHOWN} more, less severe: findings.json and report.html have all."]
+                if total > SHOWN
+                else []
+            ),
         ]
     return "\n".join(lines) + "\n"

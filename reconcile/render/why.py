@@ -4,8 +4,10 @@ For a scalar frontier: its value and epoch, since when it has had that value (th
 last change in the frontier history), the partitions that hold it (capped, with
 "+N more") and, for each of the first few, what holds it: the committed watermark,
 the blocking event or incomplete page and why it blocks, the claim against the proof.
-For a vector: why no honest scalar exists, reason by reason, and the members without
-a certificate. Built from the audit's own tables; every value escaped.
+For a vector: why no honest scalar exists, reason by reason, the members without a
+certificate, and the lowest members' certificates, the first few explained as a
+scalar's holders are. Nothing is cut silently: a list capped says how many more
+there are and where they are. Built from the audit's own tables; every value escaped.
 """
 
 from __future__ import annotations
@@ -104,6 +106,16 @@ def _partition(row: dict[str, Any], anchor: dict[str, Any] | None, looked_up: bo
     return f"<li>{name}: " + "; ".join(parts) + ".</li>"
 
 
+def _rank(member: dict[str, Any]) -> tuple[Any, int]:
+    """A member's certificate as a sort key: the value, then exclusive before
+    inclusive (an unknown endpoint read as inclusive, its strongest reading)."""
+    return (member["through"], 0 if member["inclusive"] is False else 1)
+
+
+def _more(count: int, where: str) -> str:
+    return f" +{count} more ({where})" if count > 0 else ""
+
+
 def _since(history: pl.DataFrame, scope: str, basis: str) -> Any:
     rows = history.filter((pl.col("scope_id") == scope) & (pl.col("basis") == basis))
     return rows.sort("at")["at"][-1] if rows.height else None
@@ -135,8 +147,7 @@ def why_panel(result: AuditResult, scope: str) -> str:
         if row["kind"] == "scalar":
             held = row["limiting_partitions"] or []
             names = ", ".join(f"<b>{_e(p)}</b>" for p in held[:SHOWN])
-            if len(held) > SHOWN:
-                names += f" +{len(held) - SHOWN} more"
+            names += _more(len(held) - SHOWN, "all in frontiers.parquet, limiting_partitions")
             out.append(
                 f"{head}: complete through {_cert(row['frontier'], row['frontier_inclusive'])}"
                 f" in epoch {_e(epoch)}, at this value{when}; held by {names}.</p>"
@@ -144,6 +155,13 @@ def why_panel(result: AuditResult, scope: str) -> str:
             items = [_partition(marks[p], anchors.get(p)) for p in held[:EXPLAINED] if p in marks]
             if items:
                 out.append("<ul>" + "".join(items) + "</ul>")
+            if len(held) > EXPLAINED:
+                rest = len(held) - EXPLAINED
+                out.append(
+                    f"<p>{rest} more {'holds' if rest == 1 else 'hold'} it at the same value,"
+                    " not explained one by one here (watermarks.parquet has each one's"
+                    " state).</p>"
+                )
         else:
             reasons = row["reasons"] or []
             out.append(
@@ -151,10 +169,30 @@ def why_panel(result: AuditResult, scope: str) -> str:
                 + "; ".join(_e(REASONS.get(r, r)) for r in reasons)
                 + ".</p>"
             )
-            missing = [v["partition_id"] for v in row["vector"] or [] if v["through"] is None]
+            members = row["vector"] or []
+            missing = [v["partition_id"] for v in members if v["through"] is None]
             if "no_certificate" in reasons and missing:
                 shown = ", ".join(f"<b>{_e(p)}</b>" for p in missing[:SHOWN])
-                more = f" +{len(missing) - SHOWN} more" if len(missing) > SHOWN else ""
+                more = _more(len(missing) - SHOWN, "frontiers.parquet, vector")
                 out.append(f"<p>Members without a certificate: {shown}{more}.</p>")
+            certified = sorted((v for v in members if v["through"] is not None), key=_rank)
+            if certified:
+                lowest = "; ".join(
+                    f"<b>{_e(v['partition_id'])}</b> {_cert(v['through'], v['inclusive'])}"
+                    for v in certified[:SHOWN]
+                )
+                lowest += _more(len(certified) - SHOWN, "frontiers.parquet, vector")
+                out.append(
+                    f"<p>The members' certificates, lowest first: {lowest}. No merged value"
+                    " above the lowest of them would be honest at this time, whatever the"
+                    " reason above.</p>"
+                )
+                items = [
+                    _partition(marks[v["partition_id"]], anchors.get(v["partition_id"]))
+                    for v in certified[:EXPLAINED]
+                    if v["partition_id"] in marks
+                ]
+                if items:
+                    out.append("<ul>" + "".join(items) + "</ul>")
     out.append("</div>")
     return "".join(out)

@@ -20,6 +20,13 @@ CREATE OR REPLACE TEMP MACRO rc_lower(a, b) AS
 CREATE OR REPLACE TEMP MACRO rc_higher(a, b) AS
     CASE WHEN a IS NULL THEN a WHEN b IS NULL THEN b WHEN a >= b THEN a ELSE b END;
 CREATE OR REPLACE TEMP MACRO rc_durable(outcome) AS outcome IN ('committed', 'dead_lettered');
+-- A claim's endpoint in a finding's message: the value, and whether it is left out.
+CREATE OR REPLACE TEMP MACRO rc_through_text(v, incl) AS
+    CAST(v AS VARCHAR) || CASE
+        WHEN incl IS NULL THEN ' (endpoint unknown)'
+        WHEN NOT incl THEN ' (exclusive)'
+        ELSE ''
+    END;
 -- The beginning and the end of time, for open intervals of TIMESTAMP_NS.
 CREATE OR REPLACE TEMP MACRO rc_dawn() AS TIMESTAMP_NS '1678-01-01 00:00:00';
 CREATE OR REPLACE TEMP MACRO rc_dusk() AS TIMESTAMP_NS '2261-12-31 00:00:00';

@@ -54,7 +54,8 @@ SELECT
     'overclaim' AS rule, 'error' AS severity,
     scope_id, partition_id, NULL::BIGINT AS epoch, written_at AS at, NULL::VARCHAR AS event_id,
     attempt_id, generation, page_id,
-    'claim through ' || CAST(watermark AS VARCHAR) || ' is above what the evidence allows ('
+    'claim through ' || rc_through_text(watermark, watermark_inclusive)
+        || ' is above what the evidence allows ('
         || coalesce(CAST(refutation.v AS VARCHAR), '?') || CASE WHEN refutation.i = 1 THEN ' inclusive'
         ELSE ' exclusive' END || '); cause: ' || cause AS message,
     to_json({'cause': cause, 'claimed_through': watermark, 'claimed_inclusive': watermark_inclusive,

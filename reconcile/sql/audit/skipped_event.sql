@@ -6,7 +6,7 @@ SELECT
     NULL::VARCHAR AS attempt_id, c.latest.generation AS generation, NULL::VARCHAR AS page_id,
     'event ' || k.event_id || ' at ' || CAST(k.sort_pos AS VARCHAR)
         || ' has no durable outcome but lies under the claim through '
-        || CAST(c.latest.watermark AS VARCHAR) AS message,
+        || rc_through_text(c.latest.watermark, c.latest.inclusive) AS message,
     to_json({'position': k.sort_pos, 'blocking_reason': k.reason,
              'claimed_through': c.latest.watermark, 'claimed_inclusive': c.latest.inclusive,
              'claimed_generation': c.latest.generation}) AS evidence

@@ -3,8 +3,9 @@ SELECT
     'watermark_regressed' AS rule, 'error' AS severity,
     scope_id, partition_id, NULL::BIGINT AS epoch, written_at AS at, NULL::VARCHAR AS event_id,
     attempt_id, generation, page_id,
-    'claim through ' || CAST(watermark AS VARCHAR) || ' is below the earlier claim through '
-        || CAST(previous_claim.v AS VARCHAR) AS message,
+    'claim through ' || rc_through_text(watermark, watermark_inclusive)
+        || ' is below the earlier claim through '
+        || rc_through_text(previous_claim.v, previous_claim.i = 1) AS message,
     to_json({'claimed_through': watermark, 'claimed_inclusive': watermark_inclusive,
              'previous_through': previous_claim.v,
              'previous_inclusive': previous_claim.i = 1}) AS evidence
