@@ -149,3 +149,33 @@ def test_an_audit_in_pieces_does_not_say_no_token_exists() -> None:
     assert "no won checkpoint below it names a resume token" in _partition(row, None, True)
     pieces = _partition(row, None, False)
     assert "did not look the tokens up" in pieces and "no won checkpoint" not in pieces
+
+
+def test_values_above_the_chart_s_scale_are_said_to_be_off_it(tmp_path: Path) -> None:
+    """faults: p0011's token read as a watermark (120,022) lies far above the rest; the
+    chart's scale stops below it and says so, naming the partitions drawn on its edge."""
+    out = tmp_path / "faults"
+    main(["audit", str(DATA / "faults"), "--out", str(out)])
+    page = (out / "report.html").read_text(encoding="utf-8")
+    note = re.search(r'class="offscale"[^>]*>([^<]*)<', page)
+    assert note is not None
+    # the highest value drawn: the highest claim of a won write
+    won = pl.read_parquet(DATA / "faults" / "checkpoints.parquet").filter(
+        pl.col("cas_result") == "won"
+    )
+    highest = won["watermark"].max()
+    assert note.group(1).endswith(f"up to {highest:,}")
+    assert "off scale, drawn on this edge:" in note.group(1)
+
+
+def test_a_time_frontier_is_shown_whole(tmp_path: Path) -> None:
+    """timestamps: a frontier at 00:00:20.001 on a dense time domain is not shown as
+    00:00:20, which would be another value."""
+    out = tmp_path / "timestamps"
+    main(["audit", str(DATA / "timestamps"), "--out", str(out)])
+    page = (out / "report.html").read_text(encoding="utf-8")
+    frontiers = pl.read_parquet(out / "frontiers.parquet")
+    value = frontiers["frontier"].drop_nulls()[0]
+    assert value.microsecond
+    assert value.strftime("%Y-%m-%d %H:%M:%S.%f") in page
+    assert f"&lt;= {value.strftime('%Y-%m-%d %H:%M:%S')}<" not in page

@@ -148,7 +148,8 @@ def _nums(series: pl.Series) -> list[float | None]:
 
 def _label(value: Any) -> str:
     if isinstance(value, datetime):
-        return value.strftime("%Y-%m-%d %H:%M:%S")
+        # a value on a dense time domain is shown whole: rounded, it would be another
+        return value.strftime("%Y-%m-%d %H:%M:%S.%f" if value.microsecond else "%Y-%m-%d %H:%M:%S")
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
@@ -300,6 +301,23 @@ def _timeline(scope: str, result: AuditResult) -> str:
             f'<text x="{LEFT - 6}" y="{yy + 4:.1f}" text-anchor="end">{_e(_label(shown))}</text>'
         )
     out.extend(_time_ticks(x))
+    above = parts.filter(
+        pl.Series([v is not None and v > hi for v in _nums(parts["through"])], dtype=pl.Boolean)
+    )
+    if above.height:
+        # a value over the scale is drawn on its top edge: said there, never silently
+        who = sorted(set(above["partition_id"].to_list()))
+        names = ", ".join(who[:3]) + (f" +{len(who) - 3} more" if len(who) > 3 else "")
+        top = above["through"].max()
+        out.append(
+            f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{TOP}" y2="{TOP}" stroke="#999"'
+            ' stroke-dasharray="2,2"/>'
+        )
+        out.append(
+            f'<text x="{WIDTH - RIGHT - 4}" y="{TOP + 12}" text-anchor="end" class="offscale"'
+            ' stroke="#fff" stroke-width="3" paint-order="stroke">'
+            f"off scale, drawn on this edge: {_e(names)}, up to {_e(_label(top))}</text>"
+        )
     legend = []
     shown_parts = sorted(set(parts["partition_id"].to_list()))
     for n, pid in enumerate(shown_parts):
