@@ -3,6 +3,8 @@ when, what blocks the holder, the claim against the proof; why a vector is one."
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
 from pathlib import Path
 
@@ -10,6 +12,7 @@ import polars as pl
 import pytest
 
 from reconcile.cli import main
+from reconcile.render.html import _ticks
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -179,3 +182,19 @@ def test_a_time_frontier_is_shown_whole(tmp_path: Path) -> None:
     assert value.microsecond
     assert value.strftime("%Y-%m-%d %H:%M:%S.%f") in page
     assert f"&lt;= {value.strftime('%Y-%m-%d %H:%M:%S')}<" not in page
+
+
+@pytest.mark.parametrize(
+    ("lo", "hi"), [(2, 9), (0, 20_001), (5, 5), (-(2**62), 2**62), (0, 6_417), (9_999, 10_001)]
+)
+def test_gridlines_lie_at_the_values_they_are_labelled_with(lo: int, hi: int) -> None:
+    """A gridline labelled 4 lies at 4 (the example's chart put "4" at 3.75): whole
+    numbers within the range, a round step apart."""
+    ticks = _ticks(lo, hi)
+    assert ticks
+    assert all(lo <= t <= hi and t == round(t) for t in ticks)
+    steps = {b - a for a, b in itertools.pairwise(ticks)}
+    assert len(steps) <= 1
+    for step in steps:
+        mantissa = step / 10 ** math.floor(math.log10(step))
+        assert round(mantissa, 9) in (1, 2, 5)

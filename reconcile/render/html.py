@@ -160,6 +160,26 @@ def _cert(through: Any, inclusive: Any) -> str:
     return f"{sign} {_e(_label(through))}"
 
 
+def _ticks(lo: float, hi: float, most: int = 6) -> list[float]:
+    """Whole-number gridline values within [lo, hi], a round step apart (1, 2 or 5
+    times a power of ten): a gridline labelled 4 lies at 4, not at 3.75."""
+    span = hi - lo
+    if not span > 0 or not math.isfinite(span):
+        return [lo]
+    step = 1.0
+    for power in range(0, 20):
+        for m in (1, 2, 5):
+            step = m * 10.0**power
+            if span / step <= most - 1:
+                break
+        else:
+            continue
+        break
+    first = math.ceil(lo / step) * step
+    count = math.floor((hi - first) / step) + 1
+    return [first + k * step for k in range(max(count, 0))] or [lo]
+
+
 class _Scale:
     def __init__(self, lo: float, hi: float, a: float, b: float) -> None:
         if not hi > lo:
@@ -286,13 +306,11 @@ def _timeline(scope: str, result: AuditResult) -> str:
         f'<rect x="{LEFT}" y="{TOP}" width="{WIDTH - LEFT - RIGHT}" '
         f'height="{HEIGHT - TOP - BOTTOM}" fill="#fcfcfc" stroke="#ddd"/>',
     ]
-    for i in range(5):
-        value = lo + (hi - lo) * i / 4
+    is_time = isinstance(history["frontier"].dtype, pl.Datetime)
+    for value in [lo + (hi - lo) * i / 4 for i in range(5)] if is_time else _ticks(lo, hi):
         yy = y(value)
         shown: Any = (
-            datetime.fromtimestamp(value, UTC).replace(tzinfo=None)
-            if isinstance(history["frontier"].dtype, pl.Datetime)
-            else round(value)
+            datetime.fromtimestamp(value, UTC).replace(tzinfo=None) if is_time else round(value)
         )
         out.append(
             f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{yy:.1f}" y2="{yy:.1f}" stroke="#eee"/>'
