@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from reconcile.catalog import RULES
+from reconcile.catalog import ACTIONS, RULES
 from reconcile.cli import main
 from reconcile.engine.steps.rules import PARTITION_RULES, SCOPE_RULES
 from reconcile.render.cli_doc import render_cli_doc
@@ -93,3 +93,16 @@ def test_rules_doc_lists_each_rules_evidence(faults: Path) -> None:
         section = rules.split(f"\n## {rule}\n", 1)[1].split("\n## ", 1)[0]
         for field in json.loads(evidence):
             assert f"`{field}`" in section, (rule, field)
+
+
+def test_the_report_s_what_to_do_is_the_docs_own() -> None:
+    """report.html carries each rule's "What to do" (it travels without docs/): the
+    package's text is docs/rules.md's paragraph, word for word."""
+    sections = re.split(r"^## ", (DOCS / "rules.md").read_text(encoding="utf-8"), flags=re.M)
+    written = {}
+    for section in sections[1:]:
+        name = section.split("\n", 1)[0].strip()
+        found = re.search(r"\*\*What to do\.\*\* (.*?)(?:\n\n|\Z)", section, re.S)
+        assert found is not None, name
+        written[name] = " ".join(found.group(1).split())
+    assert written == ACTIONS

@@ -3,6 +3,7 @@ when, what blocks the holder, the claim against the proof; why a vector is one."
 
 from __future__ import annotations
 
+import html
 import itertools
 import math
 import re
@@ -11,6 +12,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from reconcile.catalog import ACTIONS
 from reconcile.cli import main
 from reconcile.render.html import _ticks
 
@@ -198,3 +200,18 @@ def test_gridlines_lie_at_the_values_they_are_labelled_with(lo: int, hi: int) ->
     for step in steps:
         mantissa = step / 10 ** math.floor(math.log10(step))
         assert round(mantissa, 9) in (1, 2, 5)
+
+
+def test_each_rule_found_says_what_to_do_in_the_report(tmp_path: Path) -> None:
+    """report.html travels without docs/: each rule found carries its remedy."""
+    out = tmp_path / "faults"
+    main(["audit", str(DATA / "faults"), "--out", str(out)])
+    page = (out / "report.html").read_text(encoding="utf-8")
+    rules = set(pl.read_parquet(out / "findings.parquet")["rule"].to_list())
+    for rule in rules:
+        item = re.search(rf'<li id="rule-{rule}">(.*?)</li>', page, re.S)
+        assert item is not None, rule
+        text = re.sub(r"<[^>]+>", "", item.group(1))
+        assert "What to do. " + html.unescape(ACTIONS[rule].replace("`", "")) in html.unescape(
+            text
+        ), rule

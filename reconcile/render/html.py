@@ -22,7 +22,7 @@ import polars as pl
 
 from reconcile.audit import AuditResult
 from reconcile.audit.findings import SEVERITIES
-from reconcile.catalog import RULES
+from reconcile.catalog import ACTIONS, RULES
 from reconcile.render.safe import html_text as _e
 from reconcile.render.timeaxis import TimeAxis, duration
 from reconcile.render.validation import mapping_text
@@ -535,11 +535,21 @@ def _findings_table(result: AuditResult) -> str:
     )
 
 
+def _inline_code(text: str) -> str:
+    """Markdown text with `code` spans, as escaped HTML."""
+    parts = text.split("`")
+    return "".join(
+        f"<code>{_e(part)}</code>" if n % 2 else _e(part) for n, part in enumerate(parts)
+    )
+
+
 def _rules_found(result: AuditResult) -> str:
-    """What each rule found means, and where its remedy is written."""
+    """What each rule found means, and what to do about it (the text of
+    docs/rules.md, carried in the package: the report travels without the docs)."""
     items = "".join(
         f'<li id="rule-{_e(rule)}"><b>{_e(rule)}</b> ({_e(RULES[rule].severity)}):'
-        f" {_e(RULES[rule].meaning)}. What to do: docs/rules.md#{_e(rule)}.</li>"
+        f" {_e(RULES[rule].meaning)}. <b>What to do.</b> {_inline_code(ACTIONS[rule])}"
+        f" (docs/rules.md#{_e(rule)})</li>"
         for rule in sorted(set(result.findings["rule"].to_list()))
         if rule in RULES
     )
