@@ -215,3 +215,19 @@ def test_each_rule_found_says_what_to_do_in_the_report(tmp_path: Path) -> None:
         assert "What to do. " + html.unescape(ACTIONS[rule].replace("`", "")) in html.unescape(
             text
         ), rule
+
+
+def test_every_partition_with_a_finding_is_drawn_or_named(tmp_path: Path) -> None:
+    """faults: more partitions have findings than the chart draws; each one is in the
+    legend or named as not drawn, never left out silently."""
+    out = tmp_path / "faults"
+    main(["audit", str(DATA / "faults"), "--out", str(out)])
+    page = (out / "report.html").read_text(encoding="utf-8")
+    legend = page.split('<div class="legend">', 1)[1].split("</div>", 1)[0]
+    drawn = set(re.findall(r"</i>([^<]+)</span>", legend))
+    note = re.search(r'class="undrawn">not drawn, though they have findings: ([^(<]*)', legend)
+    assert note is not None
+    named = {n.strip() for n in note.group(1).split(",")}
+    found = pl.read_parquet(out / "findings.parquet").filter(pl.col("at").is_not_null())
+    with_findings = set(found["partition_id"].drop_nulls().to_list())
+    assert with_findings - drawn == named

@@ -180,6 +180,10 @@ def _ticks(lo: float, hi: float, most: int = 6) -> list[float]:
     return [first + k * step for k in range(max(count, 0))] or [lo]
 
 
+# partitions with findings but no line, named under a chart
+SHOWN_UNDRAWN = 8
+
+
 class _Scale:
     def __init__(self, lo: float, hi: float, a: float, b: float) -> None:
         if not hi > lo:
@@ -409,6 +413,16 @@ def _timeline(scope: str, result: AuditResult) -> str:
         "<span>dashed: a partition's claim, solid: its proven certificate; "
         "vertical marks: findings (click one for its row); purple dashes: epoch changes</span>"
     )
+    # partitions with findings whose lines are not drawn: named, never left out silently
+    undrawn = sorted(set(found["partition_id"].drop_nulls().to_list()) - set(shown_parts))
+    if undrawn:
+        names = ", ".join(undrawn[:SHOWN_UNDRAWN])
+        if len(undrawn) > SHOWN_UNDRAWN:
+            names += f" +{len(undrawn) - SHOWN_UNDRAWN} more"
+        legend.append(
+            f'<span class="undrawn">not drawn, though they have findings: {_e(names)}'
+            " (Analysis.history and reconcile.plots.frontier_timeline draw any)</span>"
+        )
     return "\n".join(out) + f'<div class="legend">{"".join(legend)}</div>'
 
 
