@@ -40,7 +40,9 @@ def read_file_schemas(
     for path, hive in zip(table.files, table.hive, strict=True):
         try:
             arrow_schema = pq.read_schema(path)
-        except (OSError, pa.ArrowException) as error:
+        # a footer broken in a column's name is not UTF-8: pyarrow's UnicodeDecodeError,
+        # a ValueError like its ArrowInvalid
+        except (OSError, ValueError, pa.ArrowException) as error:
             problems.append(
                 Problem(
                     check="unreadable_file",
