@@ -38,7 +38,7 @@ PARTITION_PHASE: tuple[str, ...] = (
     "rc_partition_scopes",
     "rc_partitions",
     "rc_receipt_faults",
-    "rc_snapshot_events",
+    "rc_late_events",
     "rc_counting_pages",
     "rc_provider",
     "rc_claims",

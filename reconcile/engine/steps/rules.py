@@ -10,7 +10,7 @@ one ``rule(...)`` line to :data:`PARTITION_RULES` or :data:`SCOPE_RULES`.
 
 from __future__ import annotations
 
-from reconcile.engine.declare import Lookup, Producer, Step, Union, table
+from reconcile.engine.declare import Producer, Step, Union, table
 from reconcile.engine.steps.history import POINTS_COLUMNS, evaluate_points
 
 FINDING = (
@@ -110,7 +110,8 @@ PARTITION_RULES = (
             "rc_write_certs",
             "rc_token_writes",
             "rc_mutated",
-            "rc_snapshot_events",
+            "rc_partitions",
+            "snapshot",
             "receipts",
             "pages",
         ),
@@ -122,21 +123,7 @@ PARTITION_RULES = (
     rule("token_as_watermark", ("rc_token_writes",)),
     rule("empty_page_advanced", ("rc_write_certs", "pages"), needs=("pages",)),
     rule("ordering_mutated", ("rc_partitions", "rc_open_events", "rc_mutations")),
-    Step(
-        "audit/late_insert",
-        table("rc_finding_late_insert", FINDING, "one row per late_insert finding at T"),
-        reads=("rc_won", "rc_snapshot_events", "rc_partitions", "rc_late_reach"),
-        needs=("snapshot",),
-        lookups=(
-            Lookup(
-                "rc_reach_no",
-                table="rc_late_reach",
-                args=("BIGINT", "BIGINT", "TIMESTAMP_NS"),
-                returns="BIGINT",
-                groups=("pk",),
-            ),
-        ),
-    ),
+    rule("late_insert", ("rc_won", "rc_late_events", "rc_partitions"), needs=("snapshot",)),
     rule("unknown_endpoint", ("rc_won",)),
     rule("replayed_events", ("rc_blocking",)),
 )

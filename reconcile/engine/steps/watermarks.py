@@ -8,7 +8,7 @@ receipts are counted once for all slices before it (:data:`PAGE_PASS`).
 
 from __future__ import annotations
 
-from reconcile.engine.declare import Guard, Producer, Sliced, Step, table
+from reconcile.engine.declare import Guard, Lookup, Producer, Sliced, Step, table
 
 # Receipts and snapshot rows per slice of partitions: beyond this many, the event
 # level runs in slices, so that each slice's events and hash tables stay in memory.
@@ -114,6 +114,8 @@ _SNAPSHOT_EVENTS_COLUMNS = (
     " appeared_pos COORD, appeared_at TIMESTAMP_NS"
 )
 
+_LATE_EVENTS_COLUMNS = "pk PK, event_id VARCHAR, position COORD, visible_at TIMESTAMP_NS"
+
 EVENT_LEVEL = Sliced(
     "event_level",
     rows=("receipts", "snapshot"),
@@ -186,16 +188,6 @@ EVENT_LEVEL = Sliced(
     ),
     collect=(
         Step(
-            "watermarks/snapshot_events",
-            table(
-                "rc_snapshot_events",
-                _SNAPSHOT_EVENTS_COLUMNS,
-                "one row per snapshot event visible at T (§4.2); appeared_*: over its"
-                " eligible rows that became visible",
-            ),
-            reads=("rc_snapshot_slice",),
-        ),
-        Step(
             "watermarks/mutated_events",
             table(
                 "rc_mutated",
@@ -267,6 +259,25 @@ EVENT_LEVEL = Sliced(
                 " and no lower wait of its partition holds: its part in the history",
             ),
             reads=("rc_known_events", "rc_partitions"),
+        ),
+        Step(
+            "watermarks/late_events",
+            table(
+                "rc_late_events",
+                _LATE_EVENTS_COLUMNS,
+                "one row per eligible snapshot event that became visible after a won claim of"
+                " its partition already covered its position (rule late_insert)",
+            ),
+            reads=("rc_snapshot_slice", "rc_late_reach", "rc_slice"),
+            lookups=(
+                Lookup(
+                    "rc_reach_no",
+                    table="rc_late_reach",
+                    args=("BIGINT", "BIGINT", "TIMESTAMP_NS"),
+                    returns="BIGINT",
+                    groups=("pk",),
+                ),
+            ),
         ),
         Step(
             "watermarks/open_events",

@@ -8,8 +8,10 @@ WITH over AS (
 ),
 seen AS (
     -- when each position of the overclaiming writes' partitions was first seen (a
-    -- receipt counted at T, or a snapshot row visible at T), each event at its sort
-    -- position: the lowest of its positions, which differs only for mutated events
+    -- receipt counted at T, or a snapshot row visible at T, of a snapshot-evidence
+    -- partition), each event at its sort position: the lowest of its positions, which
+    -- differs only for mutated events; the rows of those few partitions read as they
+    -- are, each seen from its own visible_at (from the start where null)
     SELECT rc_pk(r.scope_id, r.partition_id) AS pk, r.recorded_at AS seen_at,
            coalesce(m.sort_pos, r.position) AS sort_pos
     FROM receipts AS r
@@ -18,10 +20,15 @@ seen AS (
         ON m.pk = rc_pk(r.scope_id, r.partition_id) AND m.event_id = r.event_id
     WHERE r.recorded_at <= rc_as_of()
     UNION ALL
-    SELECT s.pk, coalesce(s.visible_at, rc_dawn()), coalesce(m.sort_pos, s.min_pos)
-    FROM rc_snapshot_events AS s
-    SEMI JOIN over AS o ON rc_pk(o.scope_id, o.partition_id) = s.pk
-    LEFT JOIN rc_mutated AS m ON m.pk = s.pk AND m.event_id = s.event_id
+    SELECT rc_pk(s.scope_id, s.partition_id) AS pk, coalesce(s.visible_at, rc_dawn()),
+           coalesce(m.sort_pos, s.position)
+    FROM snapshot AS s
+    SEMI JOIN over AS o ON o.scope_id = s.scope_id AND o.partition_id = s.partition_id
+    SEMI JOIN rc_partitions AS p
+        ON p.scope_id = s.scope_id AND p.partition_id = s.partition_id AND p.evidence = 'snapshot'
+    LEFT JOIN rc_mutated AS m
+        ON m.pk = rc_pk(s.scope_id, s.partition_id) AND m.event_id = s.event_id
+    WHERE s.visible_at IS NULL OR s.visible_at <= rc_as_of()
 ),
 highest AS (
     -- the highest known position at written_at, for the overclaiming writes only
