@@ -153,6 +153,35 @@ def test_a_lookup_is_gone_after_its_step() -> None:
         ns.cursor.execute(ASKED)
 
 
+def test_a_lookup_is_built_once_while_its_table_stands() -> None:
+    """A step run once per slice searches the same table: built once; a statement
+    run for that table (here, replacing it) makes the next call build it again, from
+    the new rows."""
+    ns = _namespace({"a": {1, 5, 9}}, [("a", 4)])
+    assert _asked(ns, ASKED) == [(0, 1)]
+    assert _asked(ns, ASKED) == [(0, 1)]
+    built = [name for name, _ in ns.timings if name == "(lookup rc_instant_no)"]
+    assert len(built) == 1
+    ns.run(
+        "rc_instants",
+        "(test)",
+        "CREATE OR REPLACE TEMP TABLE rc_instants AS SELECT scope_id, t + INTERVAL 2 SECOND"
+        " AS t, idx FROM rc_instants",
+    )
+    # instants now at 3, 7, 11: 4 lies before the second
+    assert _asked(ns, ASKED) == [(0, 1)]
+    ns.run(
+        "rc_instants",
+        "(test)",
+        "CREATE OR REPLACE TEMP TABLE rc_instants AS SELECT scope_id, t - INTERVAL 4 SECOND"
+        " AS t, idx FROM rc_instants",
+    )
+    # instants now at -1, 3, 7: 4 lies before the third
+    assert _asked(ns, ASKED) == [(0, 2)]
+    built = [name for name, _ in ns.timings if name == "(lookup rc_instant_no)"]
+    assert len(built) == 3
+
+
 def _segments(analysis: Analysis) -> pl.DataFrame:
     frame = analysis.read("rc_proven_segments").with_columns(pl.col("v").struct.unnest())
     return frame.drop("v").sort(frame.drop("v").columns, nulls_last=True)

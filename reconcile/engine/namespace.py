@@ -28,7 +28,7 @@ from duckdb.func import FunctionNullHandling, PythonUDFType
 from reconcile.db import quote_identifier
 from reconcile.engine.declare import Guard, Lookup, Step, Table, Union
 from reconcile.engine.encodings import resolve
-from reconcile.engine.lookups import BUILDERS, SMALL_WORK, small_macro
+from reconcile.engine.lookups import BUILDERS, SMALL_WORK, Kernel, small_macro
 from reconcile.errors import InternalError, UsageError, classify_engine_error, first_line
 from reconcile.logset.normalize import DAWN, DUSK
 from reconcile.sql import load, parameters
@@ -96,6 +96,10 @@ class Namespace:
         self.small: bool | None = None
         # (query, seconds) for every named query run, in order: where the time goes.
         self.timings: list[tuple[str, float]] = []
+        # the lookups built, by (table, function): reused while their table stands
+        # unchanged (a step run once per slice searches the same table each time);
+        # forgotten by any statement run for that table (run)
+        self._kernels: dict[tuple[str, str], Kernel] = {}
         flavour = "int64" if coordinate is CoordinateType.INT64 else "timestamp"
         self.con.execute(load(f"macros_{flavour}"))
         self.con.execute(load("macros"))
@@ -162,7 +166,10 @@ class Namespace:
         self, step: str, query: str, sql: str, params: Mapping[str, Any] | None = None
     ) -> duckdb.DuckDBPyConnection:
         """Run ``sql`` (the named ``query``, for step ``step``); a DuckDB error becomes
-        the reconciler's (:func:`engine_failure`), naming both."""
+        the reconciler's (:func:`engine_failure`), naming both. A lookup built from
+        table ``step`` is forgotten: the statement may change it."""
+        for key in [k for k in self._kernels if k[0] == step]:
+            del self._kernels[key]
         try:
             return self.cursor.execute(sql, dict(params) if params else None)
         except duckdb.Error as error:
@@ -203,7 +210,8 @@ class Namespace:
 
     @contextmanager
     def lookups(self, step: Step) -> Iterator[None]:
-        """Within: ``step``'s lookups, built from their tables as they are now,
+        """Within: ``step``'s lookups, built from their tables as they are now (or
+        reused, built from them unchanged since),
         callable by their names in this namespace alone; dropped after."""
         installed: list[tuple[Lookup, str]] = []
         arguments = ", ".join(f"a{i}" for i in range(3))
@@ -218,29 +226,33 @@ class Namespace:
                     )
                     installed.append((lookup, ""))
                     continue
-                with self.timed(f"(lookup {lookup.function})"):
-                    try:
-                        kernel = BUILDERS[lookup.function](self.cursor, lookup)
-                    except duckdb.Error as error:
-                        raise engine_failure(error, step=step.name, query="(lookup)") from error
-                    function = f"{lookup.function}_{next(_SERIAL)}"
-                    self.cursor.create_function(
-                        function,
-                        kernel,
-                        list(lookup.args),
-                        lookup.returns,
-                        type=PythonUDFType.ARROW,
-                        null_handling=FunctionNullHandling.SPECIAL,
-                        side_effects=False,
-                    )
-                    installed.append((lookup, function))
-                    arguments = ", ".join(f"a{i}" for i in range(len(lookup.args)))
-                    self.run(
-                        step.name,
-                        "(lookup)",
-                        f"CREATE OR REPLACE TEMP MACRO {lookup.function}({arguments})"
-                        f" AS {function}({arguments})",
-                    )
+                key = (lookup.table, lookup.function)
+                kernel = self._kernels.get(key)
+                if kernel is None:
+                    with self.timed(f"(lookup {lookup.function})"):
+                        try:
+                            kernel = BUILDERS[lookup.function](self.cursor, lookup)
+                        except duckdb.Error as error:
+                            raise engine_failure(error, step=step.name, query="(lookup)") from error
+                    self._kernels[key] = kernel
+                function = f"{lookup.function}_{next(_SERIAL)}"
+                self.cursor.create_function(
+                    function,
+                    kernel,
+                    list(lookup.args),
+                    lookup.returns,
+                    type=PythonUDFType.ARROW,
+                    null_handling=FunctionNullHandling.SPECIAL,
+                    side_effects=False,
+                )
+                installed.append((lookup, function))
+                arguments = ", ".join(f"a{i}" for i in range(len(lookup.args)))
+                self.run(
+                    step.name,
+                    "(lookup)",
+                    f"CREATE OR REPLACE TEMP MACRO {lookup.function}({arguments})"
+                    f" AS {function}({arguments})",
+                )
             yield
         finally:
             # best effort: after an interruption the cursor may refuse; a stale macro
