@@ -36,6 +36,17 @@ def test_stuck_names_the_holder_its_blocking_event_and_where_to_replay(tmp_path:
         " position 10,378: its event failed" in text
     )
     assert "claimed ≤ 20,001 against proven ≤ 10,377 (claim: overclaim)" in text
+    # the blocking event's receipts, by a plain reading of the receipts
+    got = pl.read_parquet(DATA / "stuck" / "receipts.parquet").filter(
+        (pl.col("partition_id") == "p0002") & (pl.col("event_id") == "e0001949")
+    )
+    assert got.height == 1
+    first = got.row(0, named=True)
+    assert (
+        f"its receipts (1): {first['outcome']} at"
+        f" {first['recorded_at'].strftime('%Y-%m-%d %H:%M:%S.%f')} in attempt"
+        f" {first['attempt_id']} on page {first['page_id']};" in text
+    )
     # the anchor, by a plain reading of the checkpoints: p0002's latest won write
     # (by written_at, generation, attempt) with a token and a claim below 10,378
     writes = pl.read_parquet(DATA / "stuck" / "checkpoints.parquet").filter(
@@ -51,7 +62,9 @@ def test_stuck_names_the_holder_its_blocking_event_and_where_to_replay(tmp_path:
     assert (
         f"replay from resume token {latest['resume_token']} (the latest won checkpoint below"
         f" the blocking point: generation {latest['generation']} of attempt"
-        f" {latest['attempt_id']}, claiming through {latest['watermark']:,})" in text
+        f" {latest['attempt_id']}, claiming through {latest['watermark']:,}; a later"
+        " checkpoint's token, such as one a finding's evidence names, resumes past the"
+        " blocking event)" in text
     )
     assert re.search(r"at this value since 2026-01-01 \d\d:\d\d:\d\d", text)
 
@@ -156,6 +169,51 @@ def test_an_audit_in_pieces_does_not_say_no_token_exists() -> None:
     assert "did not look the tokens up" in pieces and "no won checkpoint" not in pieces
 
 
+def test_an_audit_in_pieces_says_so_in_the_panel(tmp_path: Path) -> None:
+    """The panel of an audit run in pieces (Spark: no anchors, no receipts looked up)
+    says it did not look, never that there is no token or no receipt."""
+    import dataclasses  # noqa: PLC0415
+
+    from reconcile import open_logset  # noqa: PLC0415
+    from reconcile.audit import audit  # noqa: PLC0415
+    from reconcile.render.why import why_panel  # noqa: PLC0415
+
+    with open_logset(DATA / "stuck") as logset:
+        result = audit(logset)
+    pieces = dataclasses.replace(result, anchors=pl.DataFrame(), blocking_receipts=pl.DataFrame())
+    text = re.sub(r"<[^>]+>", "", why_panel(pieces, "s0"))
+    assert "did not look the tokens up" in text
+    assert "its receipts were not looked up" in text
+    assert "no won checkpoint below it" not in text and "no receipt counted" not in text
+    whole = re.sub(r"<[^>]+>", "", why_panel(result, "s0"))
+    assert "replay from resume token" in whole and "its receipts (1)" in whole
+
+
+def test_a_blocking_event_s_receipts_are_capped_and_counted() -> None:
+    from datetime import datetime  # noqa: PLC0415
+
+    from reconcile.render.why import _receipts  # noqa: PLC0415
+
+    row = {"blocking_position": 6}
+    shown = [
+        {
+            "outcome": "failed",
+            "recorded_at": datetime(2026, 1, 1, 0, 0, i),
+            "attempt_id": f"a{i}",
+            "page_id": None if i else "g0",
+            "position": 6 if i < 4 else 7,
+        }
+        for i in range(5)
+    ]
+    text = _receipts(row, {"receipt_count": 1_207, "first_receipts": shown}, True)
+    assert text.startswith("its receipts (1,207): failed at 2026-01-01 00:00:00 in attempt a0")
+    assert "in attempt a0 on page g0, failed at" in text
+    assert "in attempt a1, failed" in text  # no page: none said
+    assert "in attempt a4 at position 7" in text  # another position than the block's
+    assert text.endswith(", +1,202 more (receipts)")
+    assert _receipts(row, None, True) == "it has no receipt counted at T"
+
+
 def test_values_above_the_chart_s_scale_are_said_to_be_off_it(tmp_path: Path) -> None:
     """faults: p0011's token read as a watermark (120,022) lies far above the rest; the
     chart's scale stops below it and says so, naming the partitions drawn on its edge."""
@@ -183,7 +241,7 @@ def test_a_time_frontier_is_shown_whole(tmp_path: Path) -> None:
     value = frontiers["frontier"].drop_nulls()[0]
     assert value.microsecond
     assert value.strftime("%Y-%m-%d %H:%M:%S.%f") in page
-    assert f"&lt;= {value.strftime('%Y-%m-%d %H:%M:%S')}<" not in page
+    assert f"≤ {value.strftime('%Y-%m-%d %H:%M:%S')}<" not in page
 
 
 @pytest.mark.parametrize(
@@ -231,3 +289,20 @@ def test_every_partition_with_a_finding_is_drawn_or_named(tmp_path: Path) -> Non
     found = pl.read_parquet(out / "findings.parquet").filter(pl.col("at").is_not_null())
     with_findings = set(found["partition_id"].drop_nulls().to_list())
     assert with_findings - drawn == named
+
+
+def test_a_frontier_reads_the_same_in_every_output_for_people(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """stuck: the proven frontier, 10,377 inclusive, is written alike in the terminal
+    (ASCII signs), summary.md and report.html: grouped by thousands, one sign."""
+    out = tmp_path / "stuck"
+    main(["audit", str(DATA / "stuck"), "--out", str(out)])
+    terminal = capsys.readouterr().out
+    frontiers = pl.read_parquet(out / "frontiers.parquet")
+    proven = frontiers.filter(pl.col("basis") == "proven").row(0, named=True)
+    assert (proven["frontier"], proven["frontier_inclusive"]) == (10_377, True)
+    assert "<= 10,377 (held by p0002)" in terminal
+    assert "| ≤ 10,377 |" in (out / "summary.md").read_text(encoding="utf-8")
+    page = html.unescape(re.sub(r"<[^>]+>", "", (out / "report.html").read_text(encoding="utf-8")))
+    assert "complete through ≤ 10,377 in epoch 1" in page

@@ -21,6 +21,9 @@ from reconcile.logset.load import LogSet
 
 Step = Callable[[str], None]
 
+# The receipts of a blocking event the report shows (the count is of all of them).
+BLOCKING_RECEIPTS = 5
+
 
 @dataclass(frozen=True)
 class AuditResult:
@@ -38,6 +41,9 @@ class AuditResult:
     # per blocked partition, the resume token to replay from (report/replay_anchors);
     # empty where the audit ran in pieces (Spark), which the report then says
     anchors: pl.DataFrame = field(default_factory=pl.DataFrame)
+    # per partition blocked by an event with receipts, how many and the first few
+    # (report/blocking_receipts); empty where the audit ran in pieces (Spark)
+    blocking_receipts: pl.DataFrame = field(default_factory=pl.DataFrame)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Findings by rule and by severity."""
@@ -89,9 +95,12 @@ def audit(
         history = analysis.frontier_history()
         note("findings")
         found = findings(analysis)
-        anchors = pl.DataFrame()
+        anchors = receipts = pl.DataFrame()
         if not preset and phase is None:
             anchors = analysis.query("report/replay_anchors", reads=("rc_watermarks", "rc_won"))
+            receipts = analysis.query(
+                "report/blocking_receipts", reads=("rc_watermarks",), shown=BLOCKING_RECEIPTS
+            )
         drawn = pl.DataFrame()
         if timelines:
             note("timelines")
@@ -106,6 +115,7 @@ def audit(
             inputs=_inputs(logset),
             timings=list(analysis.timings),
             anchors=anchors,
+            blocking_receipts=receipts,
         )
 
 

@@ -11,6 +11,7 @@ from reconcile.audit import AuditResult
 from reconcile.audit.findings import SEVERITIES
 from reconcile.render.safe import inline
 from reconcile.render.validation import mapping_text
+from reconcile.render.values import cert_text
 
 WIDTH = 80
 WORST = 8
@@ -32,11 +33,9 @@ def _where(row: dict[str, Any]) -> str:
 
 def _frontier(row: dict[str, Any]) -> str:
     if row["kind"] == "scalar":
-        sign = "<=" if row["frontier_inclusive"] else "<"
-        value = row["frontier"]
-        shown = value.isoformat() if hasattr(value, "isoformat") else str(value)
+        shown = cert_text(row["frontier"], row["frontier_inclusive"], ascii_signs=True, null="+inf")
         held = ", ".join(inline(p) for p in row["limiting_partitions"][:4])
-        return f"{sign} {shown} (held by {held}" + (
+        return f"{shown} (held by {held}" + (
             ", ...)" if len(row["limiting_partitions"]) > 4 else ")"
         )
     return "vector: " + ", ".join(inline(r) for r in row["reasons"])

@@ -26,6 +26,7 @@ from reconcile.catalog import ACTIONS, RULES
 from reconcile.render.safe import html_text as _e
 from reconcile.render.timeaxis import TimeAxis, duration
 from reconcile.render.validation import mapping_text
+from reconcile.render.values import cert_text, value_text
 from reconcile.render.why import SHOWN, why_panel
 
 WIDTH, HEIGHT = 960, 360
@@ -147,17 +148,12 @@ def _nums(series: pl.Series) -> list[float | None]:
 
 
 def _label(value: Any) -> str:
-    if isinstance(value, datetime):
-        # a value on a dense time domain is shown whole: rounded, it would be another
-        return value.strftime("%Y-%m-%d %H:%M:%S.%f" if value.microsecond else "%Y-%m-%d %H:%M:%S")
-    return f"{value:,}" if isinstance(value, int) else str(value)
+    return value_text(value)
 
 
 def _cert(through: Any, inclusive: Any) -> str:
-    if through is None:
-        return "none"
-    sign = "&lt;=" if inclusive else ("&lt;" if inclusive is False else "?")
-    return f"{sign} {_e(_label(through))}"
+    # a frontier's null value is +inf (docs/contract.md §2)
+    return _e(cert_text(through, inclusive, null="+inf"))
 
 
 def _ticks(lo: float, hi: float, most: int = 6) -> list[float]:

@@ -16,6 +16,7 @@ import polars as pl
 
 from reconcile.catalog import DOCS, RULES, SEVERITIES
 from reconcile.render.safe import for_terminal, inline
+from reconcile.render.values import cert_text
 
 SHOWN = 25  # findings listed, most severe first
 HOLDERS = 5  # limiting partitions named per frontier
@@ -45,10 +46,8 @@ def _plain(value: object) -> bool:
 
 
 def _certificate(value: object, inclusive: object) -> str:
-    if value is None:
-        return "+inf"
-    shown = value.isoformat() if hasattr(value, "isoformat") else str(value)
-    return ("≤ " if inclusive else "< ") + shown
+    # a scalar frontier's null value is +inf (docs/contract.md §2)
+    return cert_text(value, inclusive, null="+inf")
 
 
 def _frontier_rows(frontiers: pl.DataFrame) -> list[str]:

@@ -9,6 +9,7 @@ from typing import Any
 import polars as pl
 
 from reconcile.render.safe import BREAKS, inline
+from reconcile.render.values import cert_text
 
 WATERMARK_COLUMNS = (
     "scope_id",
@@ -67,13 +68,8 @@ def render_watermarks_text(frame: pl.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _certificate(through: Any, inclusive: Any) -> str:
-    if through is None:
-        return "-"
-    value = through.isoformat() if isinstance(through, datetime) else str(through)
-    if inclusive is None:
-        return f"{value} (endpoint unknown)"
-    return f"<= {value}" if inclusive else f"< {value}"
+def _certificate(through: Any, inclusive: Any, null: str = "-") -> str:
+    return cert_text(through, inclusive, ascii_signs=True, null=null)
 
 
 def render_frontiers_text(frame: pl.DataFrame) -> str:
@@ -89,7 +85,7 @@ def render_frontiers_text(frame: pl.DataFrame) -> str:
             limiting = ", ".join(inline(p) for p in row["limiting_partitions"])
             lines.append(
                 head
-                + f"complete {_certificate(row['frontier'], row['frontier_inclusive'])}"
+                + f"complete {_certificate(row['frontier'], row['frontier_inclusive'], '+inf')}"
                 + f" (held by {limiting})"
             )
         else:

@@ -12,13 +12,13 @@ there are and where they are. Built from the audit's own tables; every value esc
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 import polars as pl
 
 from reconcile.audit import AuditResult
 from reconcile.render.safe import html_text as _e
+from reconcile.render.values import cert_text, value_text
 
 SHOWN = 5  # limiting partitions named
 EXPLAINED = 3  # limiting partitions explained one by one
@@ -41,19 +41,42 @@ BLOCKING = {
 
 
 def _value(value: Any) -> str:
-    if isinstance(value, datetime):
-        return value.strftime("%Y-%m-%d %H:%M:%S.%f")
-    return f"{value:,}" if isinstance(value, int) else str(value)
+    return value_text(value)
 
 
-def _cert(through: Any, inclusive: Any) -> str:
-    if through is None:
-        return "none"
-    sign = "≤" if inclusive else ("<" if inclusive is False else "? (endpoint unknown)")
-    return f"{sign} {_e(_value(through))}"
+def _cert(through: Any, inclusive: Any, null: str = "none") -> str:
+    return _e(cert_text(through, inclusive, null=null))
 
 
-def _partition(row: dict[str, Any], anchor: dict[str, Any] | None, looked_up: bool = True) -> str:
+def _receipts(row: dict[str, Any], got: dict[str, Any] | None, looked_up: bool) -> str:
+    """What the blocking event's receipts were: how many, and the first few."""
+    if not looked_up:
+        return "its receipts were not looked up (this audit ran in pieces): see receipts"
+    if got is None:
+        return "it has no receipt counted at T"
+    count = got["receipt_count"]
+    shown = got["first_receipts"] or []
+    each = ", ".join(
+        f"{_e(r['outcome'])} at {_e(_value(r['recorded_at']))} in attempt"
+        f" {_e(r['attempt_id'])}"
+        + (f" on page {_e(r['page_id'])}" if r["page_id"] is not None else "")
+        + (
+            f" at position {_e(_value(r['position']))}"
+            if r["position"] != row["blocking_position"]
+            else ""
+        )
+        for r in shown
+    )
+    more = f", +{count - len(shown):,} more (receipts)" if count > len(shown) else ""
+    return f"its receipts ({count:,}): {each}{more}"
+
+
+def _partition(
+    row: dict[str, Any],
+    anchor: dict[str, Any] | None,
+    looked_up: bool = True,
+    got: dict[str, Any] | None = None,
+) -> str:
     """What holds one partition back, in one list item."""
     name = f"<b>{_e(row['partition_id'])}</b>"
     parts = []
@@ -70,7 +93,8 @@ def _partition(row: dict[str, Any], anchor: dict[str, Any] | None, looked_up: bo
         if row["blocking_event_id"] is not None:
             parts.append(
                 f"blocked by event <b>{_e(row['blocking_event_id'])}</b> at position"
-                f" {_e(_value(row['blocking_position']))}: {_e(what)}"
+                f" {_e(_value(row['blocking_position']))}: {_e(what)}; "
+                + _receipts(row, got, looked_up)
             )
         else:
             parts.append(f"blocked at position {_e(_value(row['blocking_position']))}: {_e(what)}")
@@ -91,7 +115,8 @@ def _partition(row: dict[str, Any], anchor: dict[str, Any] | None, looked_up: bo
             f"replay from resume token <b>{_e(anchor['resume_token'])}</b> (the latest won"
             f" checkpoint below the blocking point: generation {_e(anchor['anchor_generation'])}"
             f" of attempt {_e(anchor['anchor_attempt_id'])}, claiming through"
-            f" {_e(_value(anchor['anchor_watermark']))})"
+            f" {_e(_value(anchor['anchor_watermark']))}; a later checkpoint's token, such as"
+            " one a finding's evidence names, resumes past the blocking event)"
         )
     elif reason is not None and row["blocking_position"] is not None:
         why = (
@@ -121,6 +146,16 @@ def _since(history: pl.DataFrame, scope: str, basis: str) -> Any:
     return rows.sort("at")["at"][-1] if rows.height else None
 
 
+def _by_partition(rows: pl.DataFrame, scope: str) -> dict[str, dict[str, Any]]:
+    """One scope's rows of a per-partition table, by partition_id (none where the
+    table is empty: an audit run in pieces)."""
+    if "scope_id" not in rows.columns:
+        return {}
+    return {
+        r["partition_id"]: r for r in rows.filter(pl.col("scope_id") == scope).iter_rows(named=True)
+    }
+
+
 def why_panel(result: AuditResult, scope: str) -> str:
     """The panel of one scope: a paragraph per basis, proven first."""
     marks = {
@@ -129,14 +164,12 @@ def why_panel(result: AuditResult, scope: str) -> str:
     }
     # an audit run in pieces (Spark) has no anchors table: it did not look
     looked_up = "scope_id" in result.anchors.columns
-    anchors = (
-        {
-            r["partition_id"]: r
-            for r in result.anchors.filter(pl.col("scope_id") == scope).iter_rows(named=True)
-        }
-        if looked_up
-        else {}
-    )
+    anchors = _by_partition(result.anchors, scope) if looked_up else {}
+    got = _by_partition(result.blocking_receipts, scope) if looked_up else {}
+
+    def explain(partition: str) -> str:
+        return _partition(marks[partition], anchors.get(partition), looked_up, got.get(partition))
+
     out = [f'<div class="why" id="why-{_e(scope)}">']
     rows = result.frontiers.filter(pl.col("scope_id") == scope).sort("basis", descending=True)
     for row in rows.iter_rows(named=True):
@@ -149,10 +182,11 @@ def why_panel(result: AuditResult, scope: str) -> str:
             names = ", ".join(f"<b>{_e(p)}</b>" for p in held[:SHOWN])
             names += _more(len(held) - SHOWN, "all in frontiers.parquet, limiting_partitions")
             out.append(
-                f"{head}: complete through {_cert(row['frontier'], row['frontier_inclusive'])}"
+                f"{head}: complete through"
+                f" {_cert(row['frontier'], row['frontier_inclusive'], null='+inf')}"
                 f" in epoch {_e(epoch)}, at this value{when}; held by {names}.</p>"
             )
-            items = [_partition(marks[p], anchors.get(p)) for p in held[:EXPLAINED] if p in marks]
+            items = [explain(p) for p in held[:EXPLAINED] if p in marks]
             if items:
                 out.append("<ul>" + "".join(items) + "</ul>")
             if len(held) > EXPLAINED:
@@ -188,7 +222,7 @@ def why_panel(result: AuditResult, scope: str) -> str:
                     " reason above.</p>"
                 )
                 items = [
-                    _partition(marks[v["partition_id"]], anchors.get(v["partition_id"]))
+                    explain(v["partition_id"])
                     for v in certified[:EXPLAINED]
                     if v["partition_id"] in marks
                 ]
