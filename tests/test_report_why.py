@@ -212,6 +212,8 @@ def test_a_blocking_event_s_receipts_are_capped_and_counted() -> None:
     assert "in attempt a4 at position 7" in text  # another position than the block's
     assert text.endswith(", +1,202 more (receipts)")
     assert _receipts(row, None, True) == "it has no receipt counted at T"
+    # an event not attempted is said to have no receipt once, not twice
+    assert _receipts({**row, "blocking_reason": "not_attempted"}, None, True) == ""
 
 
 def test_values_above_the_chart_s_scale_are_said_to_be_off_it(tmp_path: Path) -> None:
@@ -306,3 +308,34 @@ def test_a_frontier_reads_the_same_in_every_output_for_people(
     assert "| ≤ 10,377 |" in (out / "summary.md").read_text(encoding="utf-8")
     page = html.unescape(re.sub(r"<[^>]+>", "", (out / "report.html").read_text(encoding="utf-8")))
     assert "complete through ≤ 10,377 in epoch 1" in page
+
+
+def test_where_a_frontier_is_a_vector_the_chart_says_so(tmp_path: Path) -> None:
+    """faults: the frontiers are vectors at T, so their lines stop; the chart says
+    from when, per basis, and the frontiers and partitions are drawn in colours the
+    findings' marks do not use."""
+    from reconcile.render.html import COLORS, SEVERITY_COLORS  # noqa: PLC0415
+
+    out = tmp_path / "faults"
+    main(["audit", str(DATA / "faults"), "--out", str(out)])
+    page = (out / "report.html").read_text(encoding="utf-8")
+    notes = re.findall(r'class="vector-note">([^<]*)<', page)
+    history = pl.read_parquet(out / "frontier_history.parquet").sort("at")
+    for basis in ("proven", "claimed"):
+        rows = history.filter(pl.col("basis") == basis)
+        assert rows["kind"][-1] == "vector"
+        # the last stretch: from the last change into a vector, on to T
+        kinds = rows["kind"].to_list()
+        last = max(
+            i for i, k in enumerate(kinds) if k == "vector" and (i == 0 or kinds[i - 1] != "vector")
+        )
+        began = rows["at"][last].strftime("%Y-%m-%d %H:%M:%S.%f")
+        note = next(n for n in notes if n.startswith(f"no {basis} line"))
+        assert f"from {began} on: the {basis} frontier is a vector there" in html.unescape(note)
+    assert not set(COLORS) & set(SEVERITY_COLORS.values())
+    assert re.search(r'<polyline [^>]*stroke-dasharray="7,4" class="frontier-claimed"', page)
+    # stuck: scalar at T, so every stretch it was a vector ends ("to"), none runs on
+    stuck = tmp_path / "stuck"
+    main(["audit", str(DATA / "stuck"), "--out", str(stuck)])
+    notes = re.findall(r'class="vector-note">([^<]*)<', (stuck / "report.html").read_text("utf-8"))
+    assert notes and all(" on:" not in n and " to " in n for n in notes)

@@ -31,6 +31,8 @@ from reconcile.render.why import SHOWN, why_panel
 
 WIDTH, HEIGHT = 960, 360
 LEFT, RIGHT, TOP, BOTTOM = 90, 50, 20, 40
+# The partitions' lines: no warm colour, which the findings' marks use
+# (SEVERITY_COLORS); the frontiers are black, proven solid and claimed dashed.
 COLORS = (
     "#1f77b4",
     "#2ca02c",
@@ -38,9 +40,9 @@ COLORS = (
     "#8c564b",
     "#e377c2",
     "#7f7f7f",
-    "#bcbd22",
+    "#637939",
     "#17becf",
-    "#ff7f0e",
+    "#393b79",
     "#aec7e8",
     "#98df8a",
     "#c5b0d5",
@@ -266,7 +268,8 @@ def _polyline(
     xy = np.asarray(line, dtype=float).reshape(-1, 2)
     px, py = _thinned_arrays(np.round(x.many(xy[:, 0]), 1), np.round(y.many(xy[:, 1]), 1))
     pts = " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(px.tolist(), py.tolist(), strict=True))
-    extra = " ".join(f'{k.replace("_", "-")}="{v}"' for k, v in attrs.items())
+    # class_ is class (a Python keyword); stroke_width is stroke-width
+    extra = " ".join(f'{k.rstrip("_").replace("_", "-")}="{v}"' for k, v in attrs.items())
     return f'<polyline points="{pts}" fill="none" {extra}/>'
 
 
@@ -359,7 +362,8 @@ def _timeline(scope: str, result: AuditResult) -> str:
                         opacity="0.75",
                     )
                 )
-    for basis, color, width in (("claimed", "#d62728", "2.5"), ("proven", "#000", "2.5")):
+    for basis, dash in (("claimed", "7,4"), ("proven", "none")):
+        color, width = "#000", "2.5"
         rows = history.filter(pl.col("basis") == basis)
         points = [
             (start if t is None else t, None if v is None else min(v, hi))
@@ -367,7 +371,15 @@ def _timeline(scope: str, result: AuditResult) -> str:
         ]
         for line in _steps(points, end):
             out.append(
-                _polyline(line, x, y, stroke=color, stroke_width=width, class_=f"frontier-{basis}")
+                _polyline(
+                    line,
+                    x,
+                    y,
+                    stroke=color,
+                    stroke_width=width,
+                    stroke_dasharray=dash,
+                    class_=f"frontier-{basis}",
+                )
             )
         # a mark per pixel column at most: the first scalar change drawn there, with
         # how many more the column holds (every one is in frontier_history)
@@ -404,7 +416,25 @@ def _timeline(scope: str, result: AuditResult) -> str:
         )
     out.append("</svg>")
     legend.append('<span><i style="background:#000;height:4px"></i>proven frontier</span>')
-    legend.append('<span><i style="background:#d62728;height:4px"></i>claimed frontier</span>')
+    legend.append(
+        '<span><i style="background:repeating-linear-gradient(90deg,#000 0 7px,'
+        'transparent 7px 11px);height:4px"></i>claimed frontier</span>'
+    )
+    # where a frontier is a vector it has no line: said, never a line that just stops
+    for basis in ("proven", "claimed"):
+        spans = _vector_spans(history, basis)
+        if spans:
+            shown = "; ".join(
+                ("from the start" if a is None else f"from {_e(_label(a))}")
+                + (" on" if b is None else f" to {_e(_label(b))}")
+                for a, b in spans[:3]
+            )
+            more = f" +{len(spans) - 3} more (frontier_history.parquet)" if len(spans) > 3 else ""
+            legend.append(
+                f'<span class="vector-note">no {basis} line {shown}{more}: the {basis}'
+                " frontier is a vector there, no single value (see Why is the frontier"
+                " here?)</span>"
+            )
     legend.append(
         "<span>dashed: a partition's claim, solid: its proven certificate; "
         "vertical marks: findings (click one for its row); purple dashes: epoch changes</span>"
@@ -420,6 +450,24 @@ def _timeline(scope: str, result: AuditResult) -> str:
             " (Analysis.history and reconcile.plots.frontier_timeline draw any)</span>"
         )
     return "\n".join(out) + f'<div class="legend">{"".join(legend)}</div>'
+
+
+def _vector_spans(history: pl.DataFrame, basis: str) -> list[tuple[Any, Any]]:
+    """The stretches of time in which one basis's frontier is a vector: (from, to),
+    to None where it still is at T."""
+    rows = history.filter(pl.col("basis") == basis).sort("at")
+    spans: list[tuple[Any, Any]] = []
+    begun: Any = None
+    inside = False
+    for r in rows.iter_rows(named=True):
+        if r["kind"] == "vector" and not inside:
+            begun, inside = r["at"], True
+        elif r["kind"] != "vector" and inside:
+            spans.append((begun, r["at"]))
+            inside = False
+    if inside:
+        spans.append((begun, None))
+    return spans
 
 
 def _capped(names: Sequence[str]) -> str:

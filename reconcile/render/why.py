@@ -53,7 +53,12 @@ def _receipts(row: dict[str, Any], got: dict[str, Any] | None, looked_up: bool) 
     if not looked_up:
         return "its receipts were not looked up (this audit ran in pieces): see receipts"
     if got is None:
-        return "it has no receipt counted at T"
+        # not_attempted says so already
+        return (
+            ""
+            if row.get("blocking_reason") == "not_attempted"
+            else "it has no receipt counted at T"
+        )
     count = got["receipt_count"]
     shown = got["first_receipts"] or []
     each = ", ".join(
@@ -93,8 +98,8 @@ def _partition(
         if row["blocking_event_id"] is not None:
             parts.append(
                 f"blocked by event <b>{_e(row['blocking_event_id'])}</b> at position"
-                f" {_e(_value(row['blocking_position']))}: {_e(what)}; "
-                + _receipts(row, got, looked_up)
+                f" {_e(_value(row['blocking_position']))}: {_e(what)}"
+                + "".join(f"; {t}" for t in [_receipts(row, got, looked_up)] if t)
             )
         else:
             parts.append(f"blocked at position {_e(_value(row['blocking_position']))}: {_e(what)}")
