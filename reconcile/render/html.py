@@ -111,7 +111,7 @@ if(rows.length){
 
 STYLE = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px;color:#222;
-max-width:1100px}
+max-width:1400px}
 h1{font-size:1.4em;margin-bottom:0}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #ddd}
 .meta{color:#555;margin-top:.3em}
 table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
@@ -126,7 +126,8 @@ svg text{font-size:11px;fill:#444}
 .legend i{display:inline-block;width:18px;height:3px;vertical-align:middle;margin-right:4px}
 .finding-mark.hl,line.finding-mark:target{stroke-width:5;opacity:1}
 tr.hl,tr:target{background:#fff3c4}
-table.findings th[data-sort]{cursor:pointer}
+table.findings{width:100%}table.findings th[data-sort]{cursor:pointer}
+table.findings .kv,table.findings .at{white-space:nowrap}
 table.findings tbody tr{cursor:pointer}
 .filters{margin:.5em 0;font-size:.9em}.filters label{margin-right:12px}
 table.evidence{font-size:.9em;margin:.2em 0}table.evidence th{background:none;font-weight:600}
@@ -565,7 +566,7 @@ def _findings_table(result: AuditResult) -> str:
     for n, r in enumerate(result.findings.head(MAX_FINDINGS).iter_rows(named=True)):
         where = "/".join(_e(v) for v in (r["scope_id"], r["partition_id"]) if v)
         extra = [
-            f"{k} {_e(r[k])}"
+            f'<span class="kv">{k} {_e(r[k])}</span>'
             for k in ("epoch", "event_id", "attempt_id", "generation", "page_id")
             if r[k] is not None
         ]
@@ -582,7 +583,7 @@ def _findings_table(result: AuditResult) -> str:
             f'{_e(r["rule"])} <a href="#rule-{_e(r["rule"])}" class="doc"'
             ' title="what it means">?</a>',
             where + ("<br>" + "<br>".join(extra) if extra else ""),
-            _e(at) + link,
+            f'<span class="at">{_e(at)}</span>' + link,
             _e(r["message"])
             + f"<details><summary>evidence</summary>{_evidence(r['evidence'])}</details>",
         )
