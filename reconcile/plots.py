@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
+from reconcile.render.palette import FRONTIER_COLOR, PARTITION_COLORS, SEVERITY_COLORS
 from reconcile.render.timeaxis import TimeAxis, duration
 
 if TYPE_CHECKING:
@@ -37,14 +38,6 @@ def _pyplot() -> ModuleType:
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
     return plt
-
-
-SEVERITY_COLORS = {
-    "critical": "#b30000",
-    "error": "#e6550d",
-    "warning": "#d4a017",
-    "info": "#6baed6",
-}
 
 
 def _seconds(values: Any) -> list[float | None]:
@@ -97,8 +90,8 @@ def frontier_timeline(
 
     Time runs on the report's compressed axis (:class:`TimeAxis`): a long idle
     stretch is drawn narrow and marked with its length, so that the activity around
-    it stays readable. The claimed frontier (red, dashed) is drawn over the proven
-    one (black, wider), so that both show where they are equal. The legend names
+    it stays readable. The claimed frontier (black, dashed, thin) is drawn over the
+    proven one (black, solid, wider), so that both show where they are equal. The legend names
     the frontiers and at most ``MAX_PARTITIONS`` partitions, beside the plot."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(11, 4.8))
@@ -114,7 +107,7 @@ def frontier_timeline(
     x = TimeAxis([start, end, *times], 0.0, 1.0)
     partitions = sorted(set(part["partition_id"].to_list()))[:MAX_PARTITIONS]
     for n, pid in enumerate(partitions):
-        color = plt.get_cmap("tab10")(n % 10)
+        color = PARTITION_COLORS[n % len(PARTITION_COLORS)]
         for basis, dash in (("claimed", "--"), ("proven", "-")):
             rows = part.filter((pl.col("partition_id") == pid) & (pl.col("basis") == basis))
             at = [start if t is None else t for t in _seconds(rows["valid_from"])]
@@ -137,8 +130,8 @@ def frontier_timeline(
             stop = begins[i + 1] if i + 1 < len(begins) else end
             ax.axvspan(x(begins[i]), x(stop), color="#999999", alpha=0.15, linewidth=0)
     frontier_styles: tuple[tuple[str, str, float, Any, int], ...] = (
-        ("proven", "black", 3.5, "-", 3),
-        ("claimed", "#d62728", 2.0, (0, (4, 2)), 4),
+        ("proven", FRONTIER_COLOR, 3.5, "-", 3),
+        ("claimed", FRONTIER_COLOR, 1.8, (0, (5, 3)), 4),
     )
     for basis, color, width, dash, z in frontier_styles:
         rows = mine.filter(pl.col("basis") == basis)
@@ -233,16 +226,17 @@ def partition_lag(
         [y + 0.2 for y in ys],
         frame["claimed_through"].fill_null(0).to_list(),
         height=0.4,
-        color="#d62728",
-        alpha=0.7,
+        facecolor="none",
+        edgecolor=FRONTIER_COLOR,
+        hatch="//",
         label="claimed",
     )
     ax.barh(
         [y - 0.2 for y in ys],
         frame["proven_through"].fill_null(0).to_list(),
         height=0.4,
-        color="black",
-        alpha=0.7,
+        color=FRONTIER_COLOR,
+        alpha=0.8,
         label="proven",
     )
     ax.set_yticks(list(ys), labels, fontsize=8)

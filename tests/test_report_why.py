@@ -140,9 +140,13 @@ def test_a_holder_limited_by_the_source_says_so() -> None:
         "claim_status": "overclaim",
     }
     text = _partition(row, None)
-    assert "the source certifies it (page finality or snapshot bound) only through ≤ 20" in text
+    assert (
+        "its receipts reach further, but the source certifies completeness (page finality"
+        " or snapshot bound) up to ≤ 20, so the proof stops there" in text
+    )
     assert "no provider certificate" in _partition({**row, "provider_through": None}, None)
     assert "the source certifies" not in _partition({**row, "consumer_through": 10}, None)
+    assert "only through" not in text
 
 
 def test_an_audit_in_pieces_does_not_say_no_token_exists() -> None:
@@ -339,3 +343,63 @@ def test_where_a_frontier_is_a_vector_the_chart_says_so(tmp_path: Path) -> None:
     main(["audit", str(DATA / "stuck"), "--out", str(stuck)])
     notes = re.findall(r'class="vector-note">([^<]*)<', (stuck / "report.html").read_text("utf-8"))
     assert notes and all(" on:" not in n and " to " in n for n in notes)
+
+
+def test_a_scalar_says_why_it_is_one_value(tmp_path: Path) -> None:
+    text = _panel(tmp_path, "stuck")
+    members = pl.read_parquet(DATA / "stuck" / "checkpoints.parquet")["partition_id"].n_unique()
+    assert (
+        f"One value, because each of the epoch's {members} member(s) has a certificate on"
+        " this basis, with a known endpoint, in the scope's ordering, and the epoch's"
+        " membership is proven" in text
+    )
+
+
+def test_past_stalls_and_lags_are_marked_on_the_chart(tmp_path: Path) -> None:
+    """stuck: p0001 stalled 30 minutes (its stalled_partition finding) and, at T,
+    the claimed frontier stands above the proven one: a band and a strip say so."""
+    out = tmp_path / "stuck"
+    main(["audit", str(DATA / "stuck"), "--out", str(out)])
+    page = (out / "report.html").read_text(encoding="utf-8")
+    stall = pl.read_parquet(out / "findings.parquet").filter(pl.col("rule") == "stalled_partition")
+    assert stall.height == 1
+    row = stall.row(0, named=True)
+    bands = re.findall(r'<rect class="stall"[^>]*><title>([^<]*)</title>', page)
+    assert len(bands) == 1
+    assert html.unescape(bands[0]).startswith(
+        f"{row['partition_id']} stalled 30.0 min, from {row['at'].strftime('%Y-%m-%d %H:%M:%S.%f')}"
+    )
+    assert re.search(r'class="stall-label"[^>]*>p0001 stalled 30.0 min<', page)
+    # the lag strip runs on to T: there claimed (≤ 20,001) is above proven (≤ 10,377)
+    fronts = pl.read_parquet(out / "frontiers.parquet")
+    by_basis = {r["basis"]: r["frontier"] for r in fronts.iter_rows(named=True)}
+    assert by_basis["claimed"] > by_basis["proven"]
+    lags = re.findall(r'<rect class="lag"[^>]*><title>([^<]*)</title>', page)
+    assert lags and html.unescape(lags[-1]).endswith(" on")
+    note = re.search(r'class="lag-note">(?:<i[^>]*></i>)?([^<]*)<', page)
+    assert note is not None and "the claimed frontier stood above the proven one" in note[1]
+    # example has neither: no band, no strip, no note
+    example = tmp_path / "example"
+    main(["audit", str(DATA / "example"), "--out", str(example)])
+    plain = (example / "report.html").read_text(encoding="utf-8")
+    assert 'class="stall"' not in plain and 'class="stall-note"' not in plain
+
+
+def test_a_mapped_log_set_s_report_uses_the_user_s_names(tmp_path: Path) -> None:
+    """foreign: findings' keys in the user's words (its mapping reads attempt_id
+    from 'run'), and a table of the mapping's renames."""
+    out = tmp_path / "foreign"
+    main(["audit", str(DATA / "foreign"), "--mapping", "auto", "--out", str(out)])
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert re.search(r'<span class="kv" title="attempt_id">run p\d+-', page)
+    assert 'title="attempt_id">attempt_id' not in page
+    names = page.split('<details class="names">', 1)[1].split("</details>", 1)[0]
+    cells = [html.unescape(c) for c in re.findall(r"<td>(?:<code>)?([^<]*)", names)]
+    triples = set(zip(cells[0::3], cells[1::3], cells[2::3], strict=True))
+    assert ("checkpoints", "partition_id", "shard") in triples
+    assert ("checkpoints", "written_at", "ts_ms (epoch_ms)") in triples
+    # the contract's own layout: no such table, the contract's names
+    example = tmp_path / "example"
+    main(["audit", str(DATA / "example"), "--out", str(example)])
+    plain = (example / "report.html").read_text(encoding="utf-8")
+    assert '<details class="names">' not in plain

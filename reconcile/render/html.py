@@ -23,7 +23,10 @@ import polars as pl
 from reconcile.audit import AuditResult
 from reconcile.audit.findings import SEVERITIES
 from reconcile.catalog import ACTIONS, RULES
+from reconcile.mapping.spec import MappingError, load_mapping
+from reconcile.render.palette import PARTITION_COLORS, SEVERITY_COLORS
 from reconcile.render.safe import html_text as _e
+from reconcile.render.spans import lag_spans, stall_spans, vector_spans
 from reconcile.render.timeaxis import TimeAxis, duration
 from reconcile.render.validation import mapping_text
 from reconcile.render.values import cert_text, value_text
@@ -31,28 +34,7 @@ from reconcile.render.why import SHOWN, why_panel
 
 WIDTH, HEIGHT = 960, 360
 LEFT, RIGHT, TOP, BOTTOM = 90, 50, 20, 40
-# The partitions' lines: no warm colour, which the findings' marks use
-# (SEVERITY_COLORS); the frontiers are black, proven solid and claimed dashed.
-COLORS = (
-    "#1f77b4",
-    "#2ca02c",
-    "#9467bd",
-    "#8c564b",
-    "#e377c2",
-    "#7f7f7f",
-    "#637939",
-    "#17becf",
-    "#393b79",
-    "#aec7e8",
-    "#98df8a",
-    "#c5b0d5",
-)
-SEVERITY_COLORS = {
-    "critical": "#b30000",
-    "error": "#e6550d",
-    "warning": "#d4a017",
-    "info": "#6baed6",
-}
+COLORS = PARTITION_COLORS
 MAX_FINDINGS = 2000
 
 # Filters, sort, and the link from a finding to its mark: plain DOM, no fetches.
@@ -340,6 +322,10 @@ def _timeline(scope: str, result: AuditResult) -> str:
             ' stroke="#fff" stroke-width="3" paint-order="stroke">'
             f"off scale, drawn on this edge: {_e(names)}, up to {_e(_label(top))}</text>"
         )
+    stalls = stall_spans(result.findings.filter(pl.col("scope_id") == scope))
+    out.extend(_stall_bands(stalls, x, start, end))
+    lags = lag_spans(history)
+    out.extend(_lag_strip(lags, x, start, end))
     legend = []
     shown_parts = sorted(set(parts["partition_id"].to_list()))
     for n, pid in enumerate(shown_parts):
@@ -423,7 +409,7 @@ def _timeline(scope: str, result: AuditResult) -> str:
     )
     # where a frontier is a vector it has no line: said, never a line that just stops
     for basis in ("proven", "claimed"):
-        spans = _vector_spans(history, basis)
+        spans = vector_spans(history, basis)
         if spans:
             shown = "; ".join(
                 ("from the start" if a is None else f"from {_e(_label(a))}")
@@ -436,6 +422,18 @@ def _timeline(scope: str, result: AuditResult) -> str:
                 " frontier is a vector there, no single value (see Why is the frontier"
                 " here?)</span>"
             )
+    if stalls:
+        legend.append(
+            '<span class="stall-note"><i style="background:#c6dbef;height:10px"></i>'
+            + _e(_spans_text([(a, b) for _, a, b in stalls], "stalled_partition", stalls))
+            + "</span>"
+        )
+    if lags:
+        legend.append(
+            f'<span class="lag-note"><i style="background:{LAG_COLOR};height:6px"></i>'
+            + _e(_spans_text(lags, "frontier_history", None))
+            + "</span>"
+        )
     legend.append(
         "<span>dashed: a partition's claim, solid: its proven certificate; "
         "vertical marks: findings (click one for its row); purple dashes: epoch changes</span>"
@@ -453,22 +451,77 @@ def _timeline(scope: str, result: AuditResult) -> str:
     return "\n".join(out) + f'<div class="legend">{"".join(legend)}</div>'
 
 
-def _vector_spans(history: pl.DataFrame, basis: str) -> list[tuple[Any, Any]]:
-    """The stretches of time in which one basis's frontier is a vector: (from, to),
-    to None where it still is at T."""
-    rows = history.filter(pl.col("basis") == basis).sort("at")
-    spans: list[tuple[Any, Any]] = []
-    begun: Any = None
-    inside = False
-    for r in rows.iter_rows(named=True):
-        if r["kind"] == "vector" and not inside:
-            begun, inside = r["at"], True
-        elif r["kind"] != "vector" and inside:
-            spans.append((begun, r["at"]))
-            inside = False
-    if inside:
-        spans.append((begun, None))
-    return spans
+LAG_COLOR = "#e6550d"
+SHOWN_SPANS = 3
+
+
+def _x_range(x: TimeAxis, a: Any, b: Any, start: float, end: float) -> tuple[float, float]:
+    """A stretch's left and right x (a stretch without an end lasts to T)."""
+    lo = x(max(_num(a), start))
+    hi = x(end if b is None else min(_num(b), end))
+    return lo, max(hi, lo + 1.0)
+
+
+def _stall_bands(
+    stalls: Sequence[tuple[str, Any, Any]], x: TimeAxis, start: float, end: float
+) -> list[str]:
+    """A pale band the plot's height per stall, with the partition and how long."""
+    out = []
+    for partition, a, b in stalls:
+        lo, hi = _x_range(x, a, b, start, end)
+        seconds = (b - a).total_seconds()
+        out.append(
+            f'<rect class="stall" x="{lo:.1f}" y="{TOP}" width="{hi - lo:.1f}"'
+            f' height="{HEIGHT - TOP - BOTTOM}" fill="#c6dbef" opacity="0.45">'
+            f"<title>{_e(partition)} stalled {_e(duration(seconds))}, from {_e(_label(a))}"
+            f" to {_e(_label(b))}: it held the claimed frontier at one value"
+            " (stalled_partition)</title></rect>"
+            f'<text class="stall-label" x="{lo + 3:.1f}" y="{HEIGHT - BOTTOM - 12}"'
+            f' fill="#08519c">{_e(partition)} stalled {_e(duration(seconds))}</text>'
+        )
+    return out
+
+
+def _lag_strip(lags: Sequence[tuple[Any, Any]], x: TimeAxis, start: float, end: float) -> list[str]:
+    """A strip along the bottom of the plot where the claimed frontier stood above
+    the proven one; stretches closer than a pixel are drawn as one."""
+    merged: list[tuple[float, float, Any, Any]] = []
+    for a, b in lags:
+        lo, hi = _x_range(x, a, b, start, end)
+        if merged and lo - merged[-1][1] < 1.0:
+            merged[-1] = (merged[-1][0], max(hi, merged[-1][1]), merged[-1][2], b)
+        else:
+            merged.append((lo, hi, a, b))
+    return [
+        f'<rect class="lag" x="{lo:.1f}" y="{HEIGHT - BOTTOM - 6}" width="{hi - lo:.1f}"'
+        f' height="6" fill="{LAG_COLOR}" opacity="0.55"><title>claimed frontier above the'
+        f" proven one from {_e(_label(a))}"
+        + (" on" if b is None else f" to {_e(_label(b))}")
+        + "</title></rect>"
+        for lo, hi, a, b in merged
+    ]
+
+
+def _spans_text(
+    spans: Sequence[tuple[Any, Any]], where: str, stalls: Sequence[tuple[str, Any, Any]] | None
+) -> str:
+    """The legend's words for stalls (with their partitions) or lags: the first few
+    stretches, and how many more."""
+    items = []
+    for n, (a, b) in enumerate(spans[:SHOWN_SPANS]):
+        when = f"from {_label(a)}" + (" on" if b is None else f" to {_label(b)}")
+        items.append(f"{stalls[n][0]} {when}" if stalls is not None else when)
+    more = f" +{len(spans) - SHOWN_SPANS} more ({where})" if len(spans) > SHOWN_SPANS else ""
+    if stalls is not None:
+        return (
+            "blue bands: a partition stalled, holding the claimed frontier: "
+            + "; ".join(items)
+            + more
+        )
+    return (
+        "orange strip: the claimed frontier stood above the proven one (a claim the logs"
+        " do not prove): " + "; ".join(items) + more
+    )
 
 
 def _capped(names: Sequence[str]) -> str:
@@ -549,8 +602,59 @@ def _evidence(text: str | None) -> str:
     return f'<table class="evidence">{rows}</table>'
 
 
-def _findings_table(result: AuditResult) -> str:
-    """The findings, one row each with what the filters and the sort read."""
+WHERE_KEYS = ("epoch", "event_id", "attempt_id", "generation", "page_id")
+
+
+def _mapped_names(facts: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """Where the audit read through a mapping: per contract table, each contract
+    column the mapping takes from a column of another name, and the user's words for
+    it (``run``, ``ts_ms (epoch_ms)``). Empty for the contract's own layout."""
+    path = facts["inputs"].get("mapping")
+    if not path:
+        return {}
+    try:
+        mapping = load_mapping(path)
+    except MappingError:  # read by the audit a moment ago; gone since: names unshown
+        return {}
+    return {
+        t.table: {name: spec.label() for name, spec in t.columns if spec.label() != name}
+        for t in mapping.tables
+    }
+
+
+def _user_words(names: dict[str, dict[str, str]]) -> dict[str, str]:
+    """The user's name for each key a finding's 'where' shows, where every mapped
+    table that has that column names it alike (else the contract's name stays)."""
+    words: dict[str, str] = {}
+    for key in WHERE_KEYS:
+        said = {columns[key] for columns in names.values() if key in columns}
+        if len(said) == 1:
+            words[key] = said.pop()
+    return words
+
+
+def _names_table(names: dict[str, dict[str, str]]) -> str:
+    """The mapping's renames, as a table: findings and tables below use the
+    contract's names, and this says what each is called in the user's logs."""
+    rows = [
+        [_e(table), f"<code>{_e(column)}</code>", f"<code>{_e(label)}</code>"]
+        for table, columns in names.items()
+        for column, label in columns.items()
+    ]
+    if not rows:
+        return ""
+    return (
+        '<details class="names"><summary>Names in your logs: the report uses the'
+        " contract's column names; your mapping reads them from these</summary>"
+        + _table(["table", "contract column", "in your logs"], rows, "names")
+        + "</details>"
+    )
+
+
+def _findings_table(result: AuditResult, words: dict[str, str] | None = None) -> str:
+    """The findings, one row each with what the filters and the sort read; the keys
+    of 'where' in the user's words where a mapping renames them."""
+    words = words or {}
     rank = {s: i for i, s in enumerate(SEVERITIES)}
     head = "".join(
         f'<th data-sort="{k}" title="sort">{_e(h)}</th>'
@@ -566,8 +670,8 @@ def _findings_table(result: AuditResult) -> str:
     for n, r in enumerate(result.findings.head(MAX_FINDINGS).iter_rows(named=True)):
         where = "/".join(_e(v) for v in (r["scope_id"], r["partition_id"]) if v)
         extra = [
-            f'<span class="kv">{k} {_e(r[k])}</span>'
-            for k in ("epoch", "event_id", "attempt_id", "generation", "page_id")
+            f'<span class="kv" title="{k}">{_e(words.get(k, k))} {_e(r[k])}</span>'
+            for k in WHERE_KEYS
             if r[k] is not None
         ]
         at = _label(r["at"]) if r["at"] is not None else ""
@@ -666,13 +770,14 @@ def render_html(result: AuditResult, facts: dict[str, Any]) -> str:
         for r in result.frontiers.iter_rows(named=True)
     ]
     inputs = ", ".join(f"{_e(k)} {v['rows']:,}" for k, v in facts["inputs"]["tables"].items())
+    names = _mapped_names(facts)
     scopes = sorted(set(result.frontiers["scope_id"].to_list()))
     timelines = "".join(
         f'<h3 id="timeline-{_e(s)}">{_e(s)}</h3>{_timeline(s, result)}' for s in scopes
     )
     why = "".join(f"<h3>{_e(s)}</h3>{why_panel(result, s)}" for s in scopes)
     findings_table = (
-        _filters(result) + _findings_table(result)
+        _filters(result) + _findings_table(result, _user_words(names))
         if result.findings.height
         else '<p class="none">No findings: every rule that applies to this log set passed.</p>'
     )
@@ -690,6 +795,7 @@ def render_html(result: AuditResult, facts: dict[str, Any]) -> str:
 <p class="meta">{_e(facts["inputs"]["logset"])} &middot; mapping:
 {_e(mapping_text(facts["inputs"].get("mapping")))} &middot; as of {_e(facts["as_of"])}
 &middot; read: {inputs}</p>
+{_names_table(names)}
 <h2>Summary</h2>
 <div style="display:flex;gap:40px;flex-wrap:wrap">
 <div><b>{counts["total"]} finding(s)</b>{severity_table}</div>

@@ -31,6 +31,13 @@ REASONS = {
     " (see the unproven_membership findings)",
 }
 
+# why a frontier is one value: the contrary of every reason in REASONS
+_SCALAR_BECAUSE = (
+    "One value, because each of the epoch's {members} member(s) has a certificate on"
+    " this basis, with a known endpoint, in the scope's ordering, and the epoch's"
+    " membership is proven; the lowest of them is the frontier."
+)
+
 BLOCKING = {
     "ordering_mutated": "its event was seen at two positions",
     "failed": "its event failed and has no durable outcome",
@@ -107,8 +114,10 @@ def _partition(
         parts.append("no provider certificate (no finality, no snapshot bound)")
     elif row["consumer_through"] is None or row["provider_through"] < row["consumer_through"]:
         parts.append(
-            "the source certifies it (page finality or snapshot bound) only through"
-            f" {_cert(row['provider_through'], row['provider_inclusive'])}"
+            "its receipts reach further, but the source certifies completeness (page"
+            " finality or snapshot bound) up to"
+            f" {_cert(row['provider_through'], row['provider_inclusive'])}, so the proof"
+            " stops there"
         )
     parts.append(
         f"claimed {_cert(row['claimed_through'], row['claimed_inclusive'])}"
@@ -189,7 +198,8 @@ def why_panel(result: AuditResult, scope: str) -> str:
             out.append(
                 f"{head}: complete through"
                 f" {_cert(row['frontier'], row['frontier_inclusive'], null='+inf')}"
-                f" in epoch {_e(epoch)}, at this value{when}; held by {names}.</p>"
+                f" in epoch {_e(epoch)}, at this value{when}; held by {names}."
+                f" {_SCALAR_BECAUSE.format(members=_e(row['members']))}</p>"
             )
             items = [explain(p) for p in held[:EXPLAINED] if p in marks]
             if items:

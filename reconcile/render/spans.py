@@ -1,0 +1,82 @@
+"""Stretches of time the report's timeline marks, read from the audit's own tables:
+where a frontier is a vector (no line to draw), where the claimed frontier stood
+ahead of the proven one (a lag of the proof behind the claim), and where a partition
+stalled (its ``stalled_partition`` findings). Each is ``(from, to)``, ``to`` None
+where the stretch lasts to T."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Any
+
+import polars as pl
+
+
+def vector_spans(history: pl.DataFrame, basis: str) -> list[tuple[Any, Any]]:
+    """The stretches in which one basis's frontier is a vector."""
+    rows = history.filter(pl.col("basis") == basis).sort("at")
+    spans: list[tuple[Any, Any]] = []
+    begun: Any = None
+    inside = False
+    for r in rows.iter_rows(named=True):
+        if r["kind"] == "vector" and not inside:
+            begun, inside = r["at"], True
+        elif r["kind"] != "vector" and inside:
+            spans.append((begun, r["at"]))
+            inside = False
+    if inside:
+        spans.append((begun, None))
+    return spans
+
+
+def _key(row: dict[str, Any]) -> tuple[int, Any, int] | None:
+    """A scalar frontier as a sort key: a null value is +inf; at one value an
+    exclusive endpoint is below an inclusive one (an unknown endpoint never occurs
+    in a scalar). None for a vector, which has no single value to compare."""
+    if row["kind"] != "scalar":
+        return None
+    if row["frontier"] is None:
+        return (1, 0, 0)
+    return (0, row["frontier"], 1 if row["frontier_inclusive"] else 0)
+
+
+def lag_spans(history: pl.DataFrame) -> list[tuple[Any, Any]]:
+    """The stretches in which both frontiers are scalars and the claimed one stands
+    above the proven one: the claim ran ahead of what the logs prove. One scope's
+    history; where either is a vector nothing is said (no honest comparison)."""
+    rows = history.filter(pl.col("basis").is_in(["claimed", "proven"])).sort("at")
+    state: dict[str, tuple[int, Any, int] | None] = {"claimed": None, "proven": None}
+    spans: list[tuple[Any, Any]] = []
+    begun: Any = None
+    inside = False
+    grouped = rows.group_by("at", maintain_order=True).agg(pl.all())
+    for at, bases, kinds, values, inclusive in grouped.select(
+        "at", "basis", "kind", "frontier", "frontier_inclusive"
+    ).iter_rows():
+        for basis, kind, value, incl in zip(bases, kinds, values, inclusive, strict=True):
+            state[basis] = _key({"kind": kind, "frontier": value, "frontier_inclusive": incl})
+        claimed, proven = state["claimed"], state["proven"]
+        ahead = claimed is not None and proven is not None and claimed > proven
+        if ahead and not inside:
+            begun, inside = at, True
+        elif not ahead and inside:
+            spans.append((begun, at))
+            inside = False
+    if inside:
+        spans.append((begun, None))
+    return spans
+
+
+def stall_spans(findings: pl.DataFrame) -> list[tuple[str, Any, Any]]:
+    """Each ``stalled_partition`` finding of the frame as (partition, from, to): it
+    holds from its ``at`` for its evidence's ``seconds``."""
+    rows = findings.filter((pl.col("rule") == "stalled_partition") & pl.col("at").is_not_null())
+    out: list[tuple[str, Any, Any]] = []
+    for partition, at, evidence in rows.select("partition_id", "at", "evidence").iter_rows():
+        fields = json.loads(evidence) if evidence else {}
+        seconds = fields.get("seconds") if isinstance(fields, dict) else None
+        if not isinstance(seconds, int | float):
+            continue
+        out.append((partition, at, at + timedelta(seconds=seconds)))
+    return out
