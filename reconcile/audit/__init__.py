@@ -25,6 +25,11 @@ Step = Callable[[str], None]
 BLOCKING_RECEIPTS = 5
 
 
+def no_exemptions() -> pl.DataFrame:
+    """An empty ``not_applicable`` frame: every rule applies."""
+    return pl.DataFrame(schema={"scope_id": pl.String, "rule": pl.String, "reason": pl.String})
+
+
 @dataclass(frozen=True)
 class AuditResult:
     """An audit's tables and what was read."""
@@ -44,6 +49,9 @@ class AuditResult:
     # per partition blocked by an event with receipts, how many and the first few
     # (report/blocking_receipts); empty where the audit ran in pieces (Spark)
     blocking_receipts: pl.DataFrame = field(default_factory=pl.DataFrame)
+    # (scope_id, rule, reason): the rules that do not apply to a scope, and why
+    # (report/not_applicable: a scope without compare-and-swap); never a false finding
+    not_applicable: pl.DataFrame = field(default_factory=no_exemptions)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Findings by rule and by severity."""
@@ -101,6 +109,7 @@ def audit(
             receipts = analysis.query(
                 "report/blocking_receipts", reads=("rc_watermarks",), shown=BLOCKING_RECEIPTS
             )
+        exempt = analysis.query("report/not_applicable")
         drawn = pl.DataFrame()
         if timelines:
             note("timelines")
@@ -116,6 +125,7 @@ def audit(
             timings=list(analysis.timings),
             anchors=anchors,
             blocking_receipts=receipts,
+            not_applicable=exempt,
         )
 
 
@@ -174,4 +184,4 @@ def _inputs(logset: LogSet) -> dict[str, Any]:
     }
 
 
-__all__ = ["AuditResult", "AuditSettings", "audit"]
+__all__ = ["AuditResult", "AuditSettings", "audit", "no_exemptions"]

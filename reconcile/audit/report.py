@@ -76,6 +76,8 @@ def summary(result: AuditResult, fail_on: str) -> dict[str, Any]:
             "by_rule": counts["by_rule"],
         },
         "frontiers": frontiers,
+        # the rules that do not apply to a scope, and why (docs/outputs.md)
+        "not_applicable": result.not_applicable.to_dicts(),
         "fail_on": fail_on,
         "failing_findings": failing,
     }

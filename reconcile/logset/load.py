@@ -27,6 +27,7 @@ from reconcile.logset.normalize import (
     duckdb_projection,
     polars_frame,
 )
+from reconcile.logset.overwrite import OVERWRITE_COLUMN, checkpoints_relation, without_cas
 from reconcile_schemas import TABLES, CoordinateType, table_schema
 
 _READ_PARQUET = (
@@ -81,9 +82,12 @@ class LogSet:
                 if not tolerate:
                     raise
                 self.unbound[name] = error
-                self.con.sql(
+                empty = self.con.sql(
                     duckdb_empty(table_schema(name, self.coordinate), self.coordinate)
-                ).create_view(name, replace=True)
+                )
+                if name == "checkpoints":
+                    empty = checkpoints_relation(self.con, empty, [], mapped=False)
+                empty.create_view(name, replace=True)
 
     @property
     def path(self) -> Path:
@@ -136,6 +140,8 @@ class LogSet:
                     file_column,
                 )
             )
+        if name == "checkpoints":
+            relation = checkpoints_relation(self.con, relation, schemas, mapped=mapped is not None)
         relation.create_view(name, replace=True)
 
     def relation(self, table: str) -> duckdb.DuckDBPyRelation:
@@ -150,12 +156,19 @@ class LogSet:
         """The normalized Polars LazyFrame of a table (empty when absent)."""
         if table in self.skipped:
             raise InputError(f"table {table} of {self.path} could not be read")
-        if table in self.files.mapped:
+        overwrite = table == "checkpoints" and any(
+            without_cas(f) for f in self.file_schemas.get(table, [])
+        )
+        if table in self.files.mapped or overwrite:
+            # checkpoints without compare-and-swap: as the view makes their columns
             frame: pl.LazyFrame = self.relation(table).pl(lazy=True)
             return frame
-        return polars_frame(
+        lazy = polars_frame(
             table_schema(table, self.coordinate), self.coordinate, self.file_schemas.get(table, [])
         )
+        if table == "checkpoints":  # as the view: every write with compare-and-swap
+            lazy = lazy.with_columns(pl.lit(False).alias(OVERWRITE_COLUMN))
+        return lazy
 
     def row_count(self, table: str) -> int:
         """How many rows a table has, from its files' footers (no data read; a

@@ -9,6 +9,7 @@ import polars as pl
 
 from reconcile.audit import AuditResult
 from reconcile.audit.findings import SEVERITIES
+from reconcile.render.exempt import not_applicable_lines
 from reconcile.render.safe import inline
 from reconcile.render.validation import mapping_text
 from reconcile.render.values import cert_text
@@ -87,6 +88,11 @@ def render_audit_text(result: AuditResult, facts: dict[str, Any], out: str) -> s
             lines.append(
                 f"  ... and {' and '.join(r for r in rest if r)} (not listed) in report.html"
             )
+    exempt = not_applicable_lines(facts)
+    if exempt:
+        lines.append("")
+        for line in exempt:
+            lines.extend(textwrap.wrap(inline(line), WIDTH, subsequent_indent="      "))
     lines.append("")
     lines.append("frontier:")
     for row in result.frontiers.iter_rows(named=True):

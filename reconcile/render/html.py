@@ -24,6 +24,7 @@ from reconcile.audit import AuditResult
 from reconcile.audit.findings import SEVERITIES
 from reconcile.catalog import ACTIONS, RULES
 from reconcile.mapping.spec import MappingError, load_mapping
+from reconcile.render.exempt import not_applicable_lines
 from reconcile.render.palette import PARTITION_COLORS, SEVERITY_COLORS
 from reconcile.render.safe import html_text as _e
 from reconcile.render.spans import lag_spans, stall_spans, vector_spans
@@ -801,6 +802,7 @@ def render_html(result: AuditResult, facts: dict[str, Any]) -> str:
 <div><b>{counts["total"]} finding(s)</b>{severity_table}</div>
 <div>{_table(["rule", "findings"], rule_rows, "rules")}</div>
 </div>
+{"".join(f'<p class="not-applicable">{_e(line)}</p>' for line in not_applicable_lines(facts))}
 <h2>Why is the frontier here?</h2>
 {why}
 <h2>Frontier</h2>

@@ -15,6 +15,7 @@ from typing import Any
 import polars as pl
 
 from reconcile.catalog import DOCS, RULES, SEVERITIES
+from reconcile.render.exempt import not_applicable_lines
 from reconcile.render.safe import for_terminal, inline
 from reconcile.render.values import cert_text
 
@@ -108,6 +109,9 @@ def render_summary_md(
         "|---|---|---:|---|---|",
         *_frontier_rows(frontiers),
     ]
+    exempt = not_applicable_lines(facts)
+    if exempt:
+        lines += ["", "### Rules not applied", "", *(f"- {cell(line)}" for line in exempt)]
     if total:
         by_rule = (
             findings.group_by("rule", "severity")

@@ -43,7 +43,14 @@ OUTPUTS_ARROW = pa.schema(
     [("scope_id", pa.string()), ("output", pa.string()), ("blob", pa.binary())]
 )
 
-FRAMES = ("watermarks", "frontiers", "frontier_history", "findings", "timelines")
+FRAMES = (
+    "watermarks",
+    "frontiers",
+    "frontier_history",
+    "findings",
+    "timelines",
+    "not_applicable",
+)
 # The phased audit's scope task: the partitions whose timelines are drawn.
 SHOWN = "shown"
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from reconcile.audit import AuditResult
+from reconcile.audit import AuditResult, no_exemptions
 from reconcile.audit.findings import sort_findings
 from reconcile.audit.phases import PARTITION_ONLY
 from reconcile.db import connect
@@ -441,4 +441,7 @@ def audit(engine: SparkEngine, job: Job, step: Step | None = None) -> AuditResul
             "mapping": engine.mapping,
         },
         timings=collected.timings,
+        not_applicable=frames["not_applicable"].sort("scope_id", "rule")
+        if frames["not_applicable"].height
+        else no_exemptions(),
     )

@@ -18,8 +18,10 @@ from reconcile.logset.coordinate import CoordinateColumn
 from reconcile.logset.discover import LogSetFiles
 from reconcile.logset.file_schemas import FileSchema
 from reconcile.logset.normalize import DAWN, DUSK, TIME_FIRST, TIME_LAST
+from reconcile.logset.overwrite import without_cas
 from reconcile.problems import Problem
 from reconcile_schemas import REQUIRED_TABLES, CoordinateType, Logical, logical_type, table_schema
+from reconcile_schemas.names import CAS_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,18 @@ def _column_problems(
     grouped: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     for file in schemas:
         name_of_file = files.relative(file.path)
+        # checkpoints without compare-and-swap lack all four of its columns; a file
+        # with some of them and not the others is neither kind
+        cas_free = table == "checkpoints" and without_cas(file)
+        if table == "checkpoints" and not cas_free:
+            lacking = [c for c in CAS_COLUMNS if c not in file.columns]
+            if lacking:
+                grouped[("cas_columns_partial", lacking[0], ", ".join(lacking))].append(
+                    name_of_file
+                )
         for name, column in schema.columns.items():
+            if cas_free and name in CAS_COLUMNS:
+                continue
             logical = logical_type(column)
             if name in file.hive:
                 if not _hive_value_fits(logical, coordinate, file.hive[name]):
@@ -172,7 +185,13 @@ def _column_problems(
     problems = []
     for (check, name, detail), where in grouped.items():
         logical = logical_type(schema.columns[name])
-        if check == "missing_column":
+        if check == "cas_columns_partial":
+            message = (
+                f"lacks {detail} but has the other compare-and-swap columns: a checkpoints"
+                f" file has all of {', '.join(CAS_COLUMNS)}, or none of them (a log of"
+                " writes without compare-and-swap, each of which wins; docs/contract.md §3)"
+            )
+        elif check == "missing_column":
             message = f"required column {name} ({EXPECTED_TEXT[logical]}) is missing"
         else:
             message = f"column {name} should be {EXPECTED_TEXT[logical]}, found {detail}"

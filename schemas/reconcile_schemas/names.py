@@ -21,6 +21,10 @@ TABLES: tuple[str, ...] = (
 
 REQUIRED_TABLES = frozenset({"checkpoints"})
 
+# The checkpoints' compare-and-swap columns: a file has all four, or none (its writes
+# overwrite the state: every one wins, in written_at order; docs/contract.md §3).
+CAS_COLUMNS: tuple[str, ...] = ("owner_epoch", "expected_generation", "generation", "cas_result")
+
 # Timestamp columns that date a row: a row counts at T when this is <= T (§4).
 ROW_TIME: dict[str, str] = {
     "checkpoints": "written_at",

@@ -40,7 +40,8 @@ WON_COLUMNS = (
     " expected_generation BIGINT, generation BIGINT, cas_result VARCHAR,"
     " written_at TIMESTAMP_NS, resume_token VARCHAR, page_id VARCHAR, watermark COORD,"
     " watermark_inclusive BOOLEAN, watermark_event_id VARCHAR, ordering VARCHAR,"
-    " __file VARCHAR, __row BIGINT, discrete BOOLEAN, comparable BOOLEAN, claim CERT,"
+    " __file VARCHAR, __row BIGINT, __overwrite BOOLEAN, discrete BOOLEAN, comparable BOOLEAN,"
+    " claim CERT,"
     " write_id BIGINT, previous_generation BIGINT, highest_epoch_before BIGINT,"
     " previous_claim CERT"
 )
