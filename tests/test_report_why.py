@@ -140,9 +140,17 @@ def test_a_holder_limited_by_the_source_says_so() -> None:
         "claim_status": "overclaim",
     }
     text = _partition(row, None)
+    # receipts +inf (null): nothing known is missing, and the source bounds the proof
     assert (
-        "its receipts reach further, but the source certifies completeness (page finality"
-        " or snapshot bound) up to ≤ 20, so the proof stops there" in text
+        "no known event after that lacks a durable outcome, and the source certifies"
+        " completeness (page finality or snapshot bound) up to ≤ 20: the proof reaches"
+        " that far, no further" in text
+    )
+    # receipts finite and above the source's certificate: the source stops the proof
+    above = _partition({**row, "consumer_through": 40, "consumer_inclusive": True}, None)
+    assert (
+        "the receipts prove it through ≤ 40, but the source certifies completeness (page"
+        " finality or snapshot bound) only up to ≤ 20, so the proof stops there" in above
     )
     assert "no provider certificate" in _partition({**row, "provider_through": None}, None)
     assert "the source certifies" not in _partition({**row, "consumer_through": 10}, None)

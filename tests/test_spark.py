@@ -120,6 +120,28 @@ def assert_same(spark_result: AuditResult, duck: AuditResult) -> None:
         duck.findings.sort(columns, nulls_last=True)
     )
     assert spark_result.inputs == {**duck.inputs}
+    assert spark_result.not_applicable.equals(duck.not_applicable)
+
+
+def test_checkpoints_without_cas_audit_the_same(spark: SparkSession, tmp_path: Path) -> None:
+    """stuck's won writes without the compare-and-swap columns: each write wins, ranked
+    in time, in the buckets' tasks as in one DuckDB; the rules that need it do not
+    apply on either engine."""
+    from reconcile_schemas.names import CAS_COLUMNS  # noqa: PLC0415
+
+    folder = tmp_path / "overwrite"
+    shutil.copytree(DATA / "stuck", folder)
+    checkpoints = pl.read_parquet(folder / "checkpoints.parquet")
+    checkpoints.filter(pl.col("cas_result") == "won").drop(*CAS_COLUMNS).write_parquet(
+        folder / "checkpoints.parquet"
+    )
+    duck = duckdb_audit(folder)
+    assert set(duck.not_applicable["rule"]) == {
+        "cas_chain_broken",
+        "stale_owner_won",
+        "mixed_checkpoint",
+    }
+    assert_same(spark_audit(spark, folder), duck)
 
 
 @pytest.mark.parametrize("name", BUNDLED)

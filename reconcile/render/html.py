@@ -33,8 +33,8 @@ from reconcile.render.validation import mapping_text
 from reconcile.render.values import cert_text, value_text
 from reconcile.render.why import SHOWN, why_panel
 
-WIDTH, HEIGHT = 960, 360
-LEFT, RIGHT, TOP, BOTTOM = 90, 50, 20, 40
+WIDTH, HEIGHT = 960, 375
+LEFT, RIGHT, TOP, BOTTOM = 90, 50, 20, 55
 COLORS = PARTITION_COLORS
 MAX_FINDINGS = 2000
 
@@ -302,9 +302,26 @@ def _timeline(scope: str, result: AuditResult) -> str:
         out.append(
             f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{yy:.1f}" y2="{yy:.1f}" stroke="#eee"/>'
         )
-        out.append(
-            f'<text x="{LEFT - 6}" y="{yy + 4:.1f}" text-anchor="end">{_e(_label(shown))}</text>'
-        )
+        if is_time:
+            # a date and a clock time: two short lines that fit the margin
+            day, _, clock = _label(shown).partition(" ")
+            out.append(
+                f'<text x="{LEFT - 6}" y="{yy - 2:.1f}" text-anchor="end" font-size="10">'
+                f'<tspan x="{LEFT - 6}">{_e(day)}</tspan>'
+                f'<tspan x="{LEFT - 6}" dy="11">{_e(clock or "00:00:00")}</tspan></text>'
+            )
+        else:
+            out.append(
+                f'<text x="{LEFT - 6}" y="{yy + 4:.1f}" text-anchor="end">'
+                f"{_e(_label(shown))}</text>"
+            )
+    # what each axis is: the scope's ordering up, the log's own time across
+    out.append(
+        f'<text class="axis-title" x="{LEFT}" y="{TOP - 6}">frontier, in the scope\'s'
+        f" ordering ({'event time' if is_time else 'position'})</text>"
+        f'<text class="axis-title" x="{WIDTH - RIGHT}" y="{HEIGHT - 4}" text-anchor="end">'
+        "when, by the logs' own times (long idle stretches shortened)</text>"
+    )
     out.extend(_time_ticks(x))
     above = parts.filter(
         pl.Series([v is not None and v > hi for v in _nums(parts["through"])], dtype=pl.Boolean)
@@ -645,8 +662,11 @@ def _names_table(names: dict[str, dict[str, str]]) -> str:
     if not rows:
         return ""
     return (
-        '<details class="names"><summary>Names in your logs: the report uses the'
-        " contract's column names; your mapping reads them from these</summary>"
+        '<details class="names"><summary>Names in your logs: the findings\' keys'
+        " (attempt, generation, page, event, epoch) are in your column names where your"
+        " mapping names them alike in every table; messages, evidence, the why panel and"
+        " the Parquet tables use the contract's names, which your mapping reads from"
+        " these</summary>"
         + _table(["table", "contract column", "in your logs"], rows, "names")
         + "</details>"
     )

@@ -112,10 +112,19 @@ def _partition(
             parts.append(f"blocked at position {_e(_value(row['blocking_position']))}: {_e(what)}")
     if row["provider_through"] is None:
         parts.append("no provider certificate (no finality, no snapshot bound)")
-    elif row["consumer_through"] is None or row["provider_through"] < row["consumer_through"]:
+    elif row["consumer_through"] is None:
+        # +inf on receipts: no known event lacks a durable outcome
         parts.append(
-            "its receipts reach further, but the source certifies completeness (page"
-            " finality or snapshot bound) up to"
+            "no known event after that lacks a durable outcome, and the source certifies"
+            " completeness (page finality or snapshot bound) up to"
+            f" {_cert(row['provider_through'], row['provider_inclusive'])}: the proof"
+            " reaches that far, no further"
+        )
+    elif row["provider_through"] < row["consumer_through"]:
+        parts.append(
+            "the receipts prove it through"
+            f" {_cert(row['consumer_through'], row['consumer_inclusive'])}, but the source"
+            " certifies completeness (page finality or snapshot bound) only up to"
             f" {_cert(row['provider_through'], row['provider_inclusive'])}, so the proof"
             " stops there"
         )
