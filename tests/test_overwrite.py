@@ -234,3 +234,30 @@ def test_a_scope_of_both_kinds_is_refused_and_scopes_of_each_kind_are_not(
     report = validate_logset(folder)
     assert not report.ok
     assert "checkpoints_cas_mixed_scope" in {p.check for p in report.problems}
+
+
+def test_a_mapping_that_maps_no_cas_column_reads_writes_without_it(tmp_path: Path) -> None:
+    """foreign read through its mapping without the four columns (its won writes
+    only): the audit runs, and the rules that need compare-and-swap say they do not
+    apply rather than find anything."""
+    folder = tmp_path / "foreign"
+    shutil.copytree(DATA / "foreign", folder)
+    toml = (folder / "reconcile.toml").read_text()
+    toml = toml.replace(
+        "filter = \"kind = 'checkpoint'\"", "filter = \"kind = 'checkpoint' AND cas = 'OK'\""
+    )
+    for line in (
+        'owner_epoch = "lease_epoch"\n',
+        'expected_generation = "expected_gen"\n',
+        'generation = "gen"\n',
+        'cas_result = { column = "cas", values = { OK = "won", CONFLICT = "lost" } }\n',
+    ):
+        assert line in toml
+        toml = toml.replace(line, "", 1)
+    (folder / "reconcile.toml").write_text(toml)
+    out = tmp_path / "report"
+    assert main(["audit", str(folder), "--mapping", "auto", "--out", str(out)]) == 1
+    summary = json.loads((out / "summary.json").read_text())
+    assert {r["rule"] for r in summary["not_applicable"]} == CAS_RULES
+    assert not CAS_RULES & set(summary["findings"]["by_rule"])
+    assert summary["inputs"]["tables"]["checkpoints"]["rows"] == 223
