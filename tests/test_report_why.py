@@ -411,3 +411,29 @@ def test_a_mapped_log_set_s_report_uses_the_user_s_names(tmp_path: Path) -> None
     main(["audit", str(DATA / "example"), "--out", str(example)])
     plain = (example / "report.html").read_text(encoding="utf-8")
     assert '<details class="names">' not in plain
+
+
+def test_a_vector_from_unproven_membership_names_the_partition(tmp_path: Path) -> None:
+    """membership-unproven: the panel names the partition whose change lacks proof,
+    as its unproven_membership finding does."""
+    text = _panel(tmp_path, "membership-unproven")
+    found = pl.read_parquet(tmp_path / "membership-unproven" / "findings.parquet").filter(
+        pl.col("rule") == "unproven_membership"
+    )
+    names = sorted(set(found["partition_id"].to_list()))
+    assert names
+    assert f"Lacking its proof: {', '.join(names)}." in text
+
+
+def test_the_chart_says_how_many_partitions_it_draws(tmp_path: Path) -> None:
+    out = tmp_path / "faults"
+    main(["audit", str(DATA / "faults"), "--out", str(out)])
+    page = (out / "report.html").read_text(encoding="utf-8")
+    every = pl.read_parquet(out / "watermarks.parquet")["partition_id"].n_unique()
+    drawn = len(set(re.findall(r'<span><i style="background:#[0-9a-f]+"></i>([^<]+)</span>', page)))
+    assert 0 < drawn < every
+    assert f'<span class="drawn-count">{drawn} of {every} partitions drawn' in page
+    # all drawn: nothing said
+    small = tmp_path / "stuck"
+    main(["audit", str(DATA / "stuck"), "--out", str(small)])
+    assert "drawn-count" not in (small / "report.html").read_text(encoding="utf-8")

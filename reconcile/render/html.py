@@ -456,6 +456,14 @@ def _timeline(scope: str, result: AuditResult) -> str:
         "<span>dashed: a partition's claim, solid: its proven certificate; "
         "vertical marks: findings (click one for its row); purple dashes: epoch changes</span>"
     )
+    # how many of the scope's partitions are drawn: said, so that none seems missing
+    every = set(result.watermarks.filter(pl.col("scope_id") == scope)["partition_id"].to_list())
+    if len(every) > len(shown_parts):
+        legend.append(
+            f'<span class="drawn-count">{len(shown_parts)} of {len(every)} partitions drawn:'
+            " those that held the frontier most often, those with the most severe findings,"
+            " and those holding it at T (watermarks.parquet has every one)</span>"
+        )
     # partitions with findings whose lines are not drawn: named, never left out silently
     undrawn = sorted(set(found["partition_id"].drop_nulls().to_list()) - set(shown_parts))
     if undrawn:

@@ -179,6 +179,26 @@ def _by_partition(rows: pl.DataFrame, scope: str) -> dict[str, dict[str, Any]]:
     }
 
 
+def _unproven(findings: pl.DataFrame, scope: str, epoch: Any) -> str:
+    """The partitions whose membership change lacks its proof in ``epoch``, named
+    (their unproven_membership findings), and what proves one."""
+    rows = findings.filter(
+        (pl.col("rule") == "unproven_membership")
+        & (pl.col("scope_id") == scope)
+        & (pl.col("epoch") == epoch)
+    )
+    names = sorted(set(rows["partition_id"].drop_nulls().to_list()))
+    if not names:
+        return ""
+    shown = ", ".join(f"<b>{_e(p)}</b>" for p in names[:SHOWN])
+    shown += _more(len(names) - SHOWN, "findings, unproven_membership")
+    return (
+        f"<p>Lacking its proof: {shown}. A joining member's <code>coverage_from</code>"
+        " reaching back to the cutover, or a leaving partition's seal through it, proves"
+        " the change (docs/rules.md#unproven_membership).</p>"
+    )
+
+
 def why_panel(result: AuditResult, scope: str) -> str:
     """The panel of one scope: a paragraph per basis, proven first."""
     marks = {
@@ -227,6 +247,8 @@ def why_panel(result: AuditResult, scope: str) -> str:
                 + "; ".join(_e(REASONS.get(r, r)) for r in reasons)
                 + ".</p>"
             )
+            if "unproven_membership" in reasons:
+                out.append(_unproven(result.findings, scope, epoch))
             members = row["vector"] or []
             missing = [v["partition_id"] for v in members if v["through"] is None]
             if "no_certificate" in reasons and missing:
