@@ -176,7 +176,10 @@ def test_an_audit_in_pieces_does_not_say_no_token_exists() -> None:
         "proven_inclusive": False,
         "claim_status": "ok",
     }
-    assert "no won checkpoint below it names a resume token" in _partition(row, None, True)
+    assert (
+        "replay it from the partition's start: no won checkpoint below position 6 names a"
+        " resume token" in _partition(row, None, True)
+    )
     pieces = _partition(row, None, False)
     assert "did not look the tokens up" in pieces and "no won checkpoint" not in pieces
 
@@ -437,3 +440,34 @@ def test_the_chart_says_how_many_partitions_it_draws(tmp_path: Path) -> None:
     small = tmp_path / "stuck"
     main(["audit", str(DATA / "stuck"), "--out", str(small)])
     assert "drawn-count" not in (small / "report.html").read_text(encoding="utf-8")
+
+
+def test_the_time_axis_is_labelled_across_its_width_and_marks_do_not_stack(
+    tmp_path: Path,
+) -> None:
+    """faults: activity in the first seconds, then a 30-minute gap to T. Labels spread
+    over the whole axis (no wide unlabelled stretch), every finding's mark has its own
+    pixel column, and the legend says why no strip is drawn where it is a vector."""
+    from reconcile.render.html import LEFT, TICK_SPACING, WIDTH  # noqa: PLC0415
+
+    out = tmp_path / "faults"
+    main(["audit", str(DATA / "faults"), "--out", str(out)])
+    page = (out / "report.html").read_text(encoding="utf-8")
+    svg = re.search(r"<svg.*?</svg>", page, re.S)
+    assert svg is not None
+    ticks = sorted(
+        float(x)
+        for x, label in re.findall(
+            r'<text x="([\d.]+)" y="\d+" text-anchor="middle">(\d\d:\d\d:[\d.]+)<', svg[0]
+        )
+    )
+    assert ticks[0] == pytest.approx(LEFT, abs=1)
+    breaks = [float(x) for x in re.findall(r'<line class="axis-break" x1="([\d.]+)"', svg[0])]
+    for a, b in itertools.pairwise(ticks):
+        # a wide gap between labels only where a break (and its label) stands
+        assert b - a <= 2 * TICK_SPACING or any(a < k < b for k in breaks), (a, b)
+    assert ticks[-1] <= WIDTH
+    xs = re.findall(r'class="finding-mark" data-finding="\d+" x1="([\d.]+)"', svg[0])
+    assert len(xs) > 1 and len(set(xs)) == len(xs)
+    note = re.search(r'class="lag-note">(?:<i[^>]*></i>)?([^<]*)<', page)
+    assert note is not None and "none where a frontier is a vector" in note[1]

@@ -336,8 +336,8 @@ def _timeline(scope: str, result: AuditResult) -> str:
             ' stroke-dasharray="2,2"/>'
         )
         out.append(
-            f'<text x="{WIDTH - RIGHT - 4}" y="{TOP + 12}" text-anchor="end" class="offscale"'
-            ' stroke="#fff" stroke-width="3" paint-order="stroke">'
+            # above the plot, clear of the epoch labels inside it
+            f'<text x="{WIDTH - RIGHT}" y="{TOP - 6}" text-anchor="end" class="offscale">'
             f"off scale, drawn on this edge: {_e(names)}, up to {_e(_label(top))}</text>"
         )
     stalls = stall_spans(result.findings.filter(pl.col("scope_id") == scope))
@@ -408,15 +408,22 @@ def _timeline(scope: str, result: AuditResult) -> str:
                 f'r="2.5" fill="{color}"><title>{tip}</title></circle>'
             )
     out.extend(_epoch_changes(history, x, y))
+    # marks that would share a pixel column (findings at one instant, often T) are
+    # spread 3 px apart to the left, each still its own link; the title has the time
+    taken: dict[int, int] = {}
     for r in found.iter_rows(named=True):
         xx = x(max(min(_num(r["at"]), end), start))
+        column = round(xx)
+        xx = max(LEFT, xx - 3 * taken.get(column, 0))
+        taken[column] = taken.get(column, 0) + 1
         color = SEVERITY_COLORS[r["severity"]]
         n = r["n"]
         out.append(
             f'<a href="#finding-{n}" class="mark-link"><line id="mark-{n}" class="finding-mark"'
             f' data-finding="{n}" x1="{xx:.1f}" x2="{xx:.1f}" y1="{TOP}" y2="{HEIGHT - BOTTOM}"'
             f' stroke="{color}" stroke-width="1.5" opacity="0.6">'
-            f"<title>#{n} {_e(r['severity'])} {_e(r['rule'])}: {_e(r['message'])}</title>"
+            f"<title>#{n} {_e(r['severity'])} {_e(r['rule'])} at {_e(_label(r['at']))}:"
+            f" {_e(r['message'])}</title>"
             "</line></a>"
         )
     out.append("</svg>")
@@ -446,10 +453,22 @@ def _timeline(scope: str, result: AuditResult) -> str:
             + _e(_spans_text([(a, b) for _, a, b in stalls], "stalled_partition", stalls))
             + "</span>"
         )
-    if lags:
+    vectors = bool(vector_spans(history, "proven") or vector_spans(history, "claimed"))
+    if lags or vectors:
         legend.append(
             f'<span class="lag-note"><i style="background:{LAG_COLOR};height:6px"></i>'
-            + _e(_spans_text(lags, "frontier_history", None))
+            + _e(
+                _spans_text(lags, "frontier_history", None)
+                if lags
+                else "no orange strip: where both frontiers are single values, the claimed"
+                " one never stood above the proven one"
+            )
+            + _e(
+                "; none where a frontier is a vector: claimed and proven have no single"
+                " values to compare there (the overclaim findings judge each partition)"
+                if vectors
+                else ""
+            )
             + "</span>"
         )
     legend.append(
@@ -478,6 +497,7 @@ def _timeline(scope: str, result: AuditResult) -> str:
 
 
 LAG_COLOR = "#e6550d"
+TICK_SPACING = 130  # px between the time axis's labels, about
 SHOWN_SPANS = 3
 
 
@@ -579,9 +599,17 @@ def _epoch_changes(history: pl.DataFrame, x: TimeAxis, y: _Scale) -> list[str]:
 
 
 def _time_ticks(x: TimeAxis) -> list[str]:
-    """Labels along the time axis, at least 100 px apart, and the axis breaks."""
+    """Labels along the time axis, spread evenly over its width (at least 100 px apart,
+    none inside a shortened stretch, whose length its break says), and the breaks."""
     knots = x.knots
-    picks = sorted({knots[0], knots[-1], *(knots[int(i * (len(knots) - 1) / 6)] for i in range(7))})
+    gaps = [(x(t), x(t + gap)) for t, gap in x.breaks]
+    steps = max(1, int((x.b - x.a) // TICK_SPACING))
+    inner = [
+        x.time_at(x.a + (x.b - x.a) * i / steps)
+        for i in range(1, steps)
+        if not any(lo - 20 <= x.a + (x.b - x.a) * i / steps <= hi + 20 for lo, hi in gaps)
+    ]
+    picks = sorted({knots[0], knots[-1], *inner})
     out: list[str] = []
     last = -1000.0
     for t in picks:

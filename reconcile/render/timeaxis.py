@@ -56,6 +56,12 @@ class TimeAxis:
         scaled: np.ndarray = self.a + (self.b - self.a) * pos / (self.shown[-1] or 1.0)
         return scaled
 
+    def time_at(self, px: float) -> float:
+        """The time drawn at ``px``: the inverse of calling it (within a shortened
+        stretch, the time the stretch's drawn width stands for there)."""
+        pos = (px - self.a) / ((self.b - self.a) or 1.0) * (self.shown[-1] or 1.0)
+        return float(np.interp(pos, self._shown, self._knots))
+
 
 def duration(seconds: float) -> str:
     """A stretch of time as the axis labels it: ``12.0 s``, ``30.0 min``, ``1.5 h``."""

@@ -142,15 +142,18 @@ def _partition(
             " one a finding's evidence names, resumes past the blocking event)"
         )
     elif reason is not None and row["blocking_position"] is not None:
-        why = (
-            "no won checkpoint below it names a resume token"
-            if looked_up
-            else "this audit ran in pieces and did not look the tokens up: see checkpoints"
-        )
-        parts.append(
-            "replay it from a checkpoint written before position"
-            f" {_e(_value(row['blocking_position']))} ({why})"
-        )
+        if looked_up:
+            # no token to name: the only restart the logs support is the beginning
+            parts.append(
+                "replay it from the partition's start: no won checkpoint below position"
+                f" {_e(_value(row['blocking_position']))} names a resume token"
+            )
+        else:
+            parts.append(
+                "replay it from a checkpoint written before position"
+                f" {_e(_value(row['blocking_position']))} (this audit ran in pieces and did"
+                " not look the tokens up: see checkpoints)"
+            )
     return f"<li>{name}: " + "; ".join(parts) + ".</li>"
 
 
