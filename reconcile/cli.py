@@ -284,6 +284,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="write where the time went as JSON: seconds per step and per named query",
     )
+    auditing.add_argument(
+        "--source",
+        choices=["singer"],
+        default=None,
+        help="LOGSET is a framework's own artifacts, read by its reader"
+        " (docs/readers.md): singer, a folder of Singer message streams (*.jsonl, one"
+        " per run) with an optional source extract (source.csv or source.parquet: key,"
+        " cursor). Default: LOGSET is in the contract's layout",
+    )
     _engine_options(auditing)
 
     front = commands.add_parser(

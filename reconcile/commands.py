@@ -10,6 +10,7 @@ import copy
 import errno
 import os
 import sys
+import tempfile
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,7 +22,7 @@ import duckdb
 import polars as pl
 
 from reconcile.api import open_logset
-from reconcile.audit import AuditSettings, audit
+from reconcile.audit import AuditResult, AuditSettings, audit
 from reconcile.audit.report import prepare_target, write_report
 from reconcile.config import EngineConfig, check_memory_limit, threads_for
 from reconcile.diff import diff_reports
@@ -48,6 +49,7 @@ from reconcile.mapping import NONE
 from reconcile.mapping.suggest import suggest_mapping
 from reconcile.problems import DEFAULT_EXAMPLES
 from reconcile.progress import Progress, StepClock, Steps, check_profile, write_profile
+from reconcile.readers import SOURCES
 from reconcile.render.audit_text import render_audit_text
 from reconcile.render.diff_out import render_diff_json, render_diff_markdown, render_diff_text
 from reconcile.render.html import render_html
@@ -180,6 +182,8 @@ AUDIT_STEPS = [
 ]
 # On Spark every engine step runs inside the scopes' tasks.
 SPARK_AUDIT_STEPS = ["read the files", "audit the scopes", "report"]
+# --source: the framework's artifacts read into a log set first
+SOURCE_STEP = "read the framework's artifacts"
 
 
 def _emit(text: str, *, err: bool = False, as_json: bool = False) -> None:
@@ -236,12 +240,23 @@ def _audit(args: argparse.Namespace, clock: StepClock) -> int:
     if args.profile is not None:
         check_profile(args.profile)
     spark = args.engine == "spark"
-    steps = Steps(SPARK_AUDIT_STEPS if spark else AUDIT_STEPS)
+    if spark and args.source is not None:
+        raise UsageError("--source is read by the DuckDB engine only: leave out --engine spark")
+    steps = Steps(
+        SPARK_AUDIT_STEPS
+        if spark
+        else AUDIT_STEPS
+        if args.source is None
+        else [SOURCE_STEP, *AUDIT_STEPS]
+    )
     clock.forward = steps.step
     try:
         if spark:
             clock.step("read the files")
             result = _on_spark(args, "audit", step=clock.step)
+        elif args.source is not None:
+            clock.step(SOURCE_STEP)
+            result = _audit_source(args, clock)
         else:
             clock.step("validate")
             with open_logset(args.logset, config=_config(args), mapping=args.mapping) as logset:
@@ -269,6 +284,28 @@ def _audit(args: argparse.Namespace, clock: StepClock) -> int:
             write_profile(args.profile, clock.seconds, result.timings)
     _emit(render_audit_text(result, facts, str(args.out)))
     return EXIT_FINDINGS if result.at_or_above(args.fail_on) else EXIT_OK
+
+
+def _audit_source(args: argparse.Namespace, clock: StepClock) -> AuditResult:
+    """The audit of a framework's artifacts: its reader writes them as a log set in the
+    contract's layout, in a temporary folder removed after, and the audit says which
+    reader read what, and what that can prove (docs/readers.md)."""
+    if args.mapping not in (None, NONE):
+        raise UsageError("--source reads a framework's own files: it takes no --mapping")
+    base = EngineConfig.from_env().temp_directory if args.temp_dir is None else args.temp_dir
+    with tempfile.TemporaryDirectory(prefix="reconcile-source-", dir=base) as folder:
+        read = SOURCES[args.source](args.logset, Path(folder))
+        clock.step("validate")
+        with open_logset(folder, config=_config(args)) as logset:
+            result = audit(
+                logset,
+                as_of=args.as_of,
+                settings=AuditSettings(stall_minutes=args.stall_threshold),
+                step=clock.step,
+            )
+    result.inputs["logset"] = str(args.logset)
+    result.inputs["source"] = read
+    return result
 
 
 def _diff(args: argparse.Namespace) -> int:

@@ -48,6 +48,14 @@ def render_audit_text(result: AuditResult, facts: dict[str, Any], out: str) -> s
         f"mapping: {inline(mapping_text(facts['inputs'].get('mapping')))}",
         f"as of {facts['as_of']}",
     ]
+    source = facts["inputs"].get("source")
+    if source:
+        # what a framework's reader could read, and so what the audit can prove
+        lines[1:2] = textwrap.wrap(
+            inline(f"read by the {source['reader']} reader: {source['proves']}"),
+            WIDTH,
+            subsequent_indent="  ",
+        )
     tables = facts["inputs"]["tables"]
     read = ", ".join(f"{name} {info['rows']:,}" for name, info in tables.items())
     lines.extend(textwrap.wrap(f"read: {read}", WIDTH, subsequent_indent="      "))

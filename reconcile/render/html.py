@@ -659,6 +659,15 @@ def _evidence(text: str | None) -> str:
 WHERE_KEYS = ("epoch", "event_id", "attempt_id", "generation", "page_id")
 
 
+def _read_by(facts: dict[str, Any]) -> str:
+    """How the log set was read: a framework's reader, and what it can prove; else
+    the mapping in use (or the contract's own layout)."""
+    source = facts["inputs"].get("source")
+    if source:
+        return f"read by the {_e(source['reader'])} reader: {_e(source['proves'])}"
+    return "mapping: " + _e(mapping_text(facts["inputs"].get("mapping")))
+
+
 def _mapped_names(facts: dict[str, Any]) -> dict[str, dict[str, str]]:
     """Where the audit read through a mapping: per contract table, each contract
     column the mapping takes from a column of another name, and the user's words for
@@ -849,8 +858,8 @@ def render_html(result: AuditResult, facts: dict[str, Any]) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>reconcile audit</title>
 <style>{STYLE}</style></head><body>
 <h1>reconcile audit</h1>
-<p class="meta">{_e(facts["inputs"]["logset"])} &middot; mapping:
-{_e(mapping_text(facts["inputs"].get("mapping")))} &middot; as of {_e(facts["as_of"])}
+<p class="meta">{_e(facts["inputs"]["logset"])} &middot; {_read_by(facts)}
+ &middot; as of {_e(facts["as_of"])}
 &middot; read: {inputs}</p>
 {_names_table(names)}
 <h2>Summary</h2>

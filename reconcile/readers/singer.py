@@ -1,0 +1,186 @@
+"""Singer (and Meltano) runs as a log set: the JSON Lines message stream of each run
+(SCHEMA, RECORD, STATE), one ``*.jsonl`` file per run, taken in the order of their
+names, and an optional source extract (``source.csv`` or ``source.parquet``: ``key``
+and ``cursor``, and ``stream`` where there are several), one query's result of
+``(key, cursor)`` from the source.
+
+What they can prove (docs/readers.md): a RECORD is read as delivered (a committed
+receipt) and a STATE bookmark as a checkpoint written without compare-and-swap,
+claiming through its ``replication_key_value`` inclusive. There is no page log, so
+the evidence is receipts only; with a source extract, every row it lists is an event
+the source has, so a row under a bookmark that no run delivered is a
+``skipped_event``, named by its key. A STATE has no time of its own: it is dated at
+the last time a message before it carried (a RECORD's ``time_extracted``), plus its
+line number in nanoseconds, so that writes keep the order they were emitted in.
+Partitioned bookmarks (``partitions``) are refused: their records do not say which
+partition they belong to.
+
+All reading is DuckDB's (``sql/readers/singer_*.sql``), in a sandbox that reads the
+run files and the extract alone and writes the log set's folder alone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from reconcile import sql
+from reconcile.db import connect, quote_literal
+from reconcile.errors import InputError
+
+SOURCE_FILES = ("source.csv", "source.parquet")
+TABLE_QUERIES = {
+    "scopes": "readers/singer_scopes",
+    "checkpoints": "readers/singer_checkpoints",
+    "receipts": "readers/singer_receipts",
+}
+WHAT_IT_PROVES = (
+    "Singer messages: RECORDs read as delivered receipts, STATE bookmarks as checkpoint"
+    " writes without compare-and-swap; no page log, so receipts-only evidence"
+)
+WITH_EXTRACT = (
+    "; the source extract is a snapshot of the source, so rows no run delivered are proven skipped"
+)
+WITHOUT_EXTRACT = (
+    "; no source extract (source.csv or source.parquet), so a row no run delivered cannot be seen"
+)
+
+
+def _fail(folder: Path, message: str) -> InputError:
+    return InputError(f"Singer log set {folder}: {message}")
+
+
+def _runs(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        raise _fail(folder, "is not a folder")
+    runs = sorted(p for p in folder.glob("*.jsonl") if p.is_file() and not p.name.startswith("."))
+    if not runs:
+        raise _fail(folder, "holds no run (*.jsonl, a Singer message stream each)")
+    return runs
+
+
+def _extract(folder: Path) -> Path | None:
+    found = [folder / name for name in SOURCE_FILES if (folder / name).is_file()]
+    if len(found) > 1:
+        raise _fail(folder, "holds both source.csv and source.parquet: keep one extract")
+    return found[0] if found else None
+
+
+def _table(con: duckdb.DuckDBPyConnection, name: str, query: str, **params: Any) -> None:
+    text = sql.load(query)
+    used = sql.parameters(text)
+    con.sql(text, params={k: v for k, v in params.items() if k in used}).create(name)
+
+
+def _cursor_kind(con: duckdb.DuckDBPyConnection, folder: Path) -> str:
+    """int64 where every cursor is an integer, else timestamps (text)."""
+    kinds = {row[0] for row in con.execute(sql.load("readers/singer_cursor_kinds")).fetchall()}
+    if kinds <= {"BIGINT", "UBIGINT"}:
+        return "int"
+    if kinds <= {"VARCHAR"}:
+        return "time"
+    raise _fail(
+        folder,
+        f"replication key values are {', '.join(sorted(kinds))}: a log set has one"
+        " coordinate type, integers or timestamps (ISO text)",
+    )
+
+
+def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
+    """Write the contract's tables of the Singer runs under ``folder`` into ``out``
+    (an empty folder) and return what the audit's ``inputs`` says of the source."""
+    root = Path(folder)
+    runs = _runs(root)
+    extract = _extract(root)
+    readable = [*runs, *([extract] if extract else [])]
+    names = [run.relative_to(root).as_posix() for run in runs]
+    try:
+        with connect(readable, folders=[out]) as con:
+            _table(
+                con,
+                "rc_singer_messages",
+                "readers/singer_messages",
+                files=[str(r) for r in runs],
+                names=names,
+            )
+            _table(con, "rc_singer_bookmarks", "readers/singer_bookmarks")
+            partitioned = con.execute(
+                "SELECT any_value(stream) FROM rc_singer_bookmarks WHERE partitioned"
+            ).fetchall()[0]
+            if partitioned[0] is not None:
+                raise _fail(
+                    root,
+                    f"stream {partitioned[0]!r} has partitioned bookmarks, which this reader"
+                    " does not read (its records do not say their partition)",
+                )
+            _table(con, "rc_singer_streams", "readers/singer_streams")
+            missing = con.execute(
+                "SELECT list(stream) FROM rc_singer_streams WHERE replication_key IS NULL"
+            ).fetchall()[0]
+            if missing[0]:
+                raise _fail(
+                    root,
+                    f"stream(s) {', '.join(missing[0])} name no replication key (in SCHEMA"
+                    " bookmark_properties or STATE bookmarks): only incremental streams"
+                    " have a cursor to audit",
+                )
+            kind = _cursor_kind(con, root)
+            con.execute(sql.load(f"readers/singer_cursor_{kind}")).fetchall()
+            tables = dict(TABLE_QUERIES)
+            if extract is not None:
+                _source(con, root, extract)
+                tables |= {
+                    "snapshot": "readers/source_snapshot",
+                    "snapshot_bounds": "readers/source_bounds",
+                }
+            for table, query in tables.items():
+                text = sql.load(query)
+                params = {"domain": "discrete" if kind == "int" else "dense"}
+                target = quote_literal(str(out / f"{table}.parquet"))
+                con.execute(
+                    f"COPY ({text}) TO {target} (FORMAT parquet)",
+                    {k: v for k, v in params.items() if k in sql.parameters(text)},
+                ).fetchall()
+    except duckdb.Error as error:
+        raise _fail(root, f"cannot be read: {error}") from None
+    return {
+        "reader": "singer",
+        "runs": names,
+        "source_extract": extract.name if extract else None,
+        "proves": WHAT_IT_PROVES + (WITH_EXTRACT if extract else WITHOUT_EXTRACT),
+    }
+
+
+def _source(con: duckdb.DuckDBPyConnection, root: Path, extract: Path) -> None:
+    """rc_source_extract (stream, key, cursor as text) from the user's extract; the
+    stream may be left out where the messages have one stream."""
+    reader = "read_parquet" if extract.suffix == ".parquet" else "read_csv"
+    options = "" if reader == "read_parquet" else ", all_varchar = true"
+    # a view takes no bound parameter: the path, ours, quoted
+    con.execute(
+        "CREATE TEMP VIEW rc_source_raw AS SELECT *"
+        f" FROM {reader}({quote_literal(str(extract))}{options})"
+    ).fetchall()
+    columns = {row[0] for row in con.execute("DESCRIBE rc_source_raw").fetchall()}
+    lacking = {"key", "cursor"} - columns
+    if lacking:
+        raise _fail(
+            root,
+            f"{extract.name} lacks column(s) {', '.join(sorted(lacking))}: an extract is"
+            " one query's result of (key, cursor) from the source, with stream where the"
+            " runs hold several streams",
+        )
+    streams = [row[0] for row in con.execute("SELECT stream FROM rc_singer_streams").fetchall()]
+    if "stream" in columns:
+        stream = "CAST(stream AS VARCHAR)"
+    elif len(streams) == 1:
+        stream = quote_literal(streams[0])
+    else:
+        raise _fail(root, f"{extract.name} has no stream column, and the runs hold several streams")
+    con.execute(
+        "CREATE TEMP TABLE rc_source_extract AS SELECT"
+        f" {stream} AS stream, CAST(key AS VARCHAR) AS key, CAST(cursor AS VARCHAR) AS cursor"
+        " FROM rc_source_raw"
+    ).fetchall()

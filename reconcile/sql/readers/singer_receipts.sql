@@ -1,0 +1,24 @@
+-- receipts: every RECORD, read as delivered (committed) in its run; its event_id the
+-- values of its stream's key properties joined by '|', its position its replication
+-- key's value, its time the time it was extracted (else the last time before it).
+WITH records AS (
+    SELECT m.* EXCLUDE (key_properties), s.key_properties, s.replication_key,
+           from_json(m.record, '"MAP(VARCHAR, JSON)"') AS fields
+    FROM rc_singer_messages AS m
+    JOIN rc_singer_streams AS s USING (stream)
+    WHERE m.type = 'RECORD'
+)
+SELECT
+    stream AS scope_id,
+    stream AS partition_id,
+    array_to_string(list_transform(key_properties, lambda k: json_extract_string(fields[k], '$')), '|')
+        AS event_id,
+    rc_singer_cursor(json_extract_string(fields[replication_key], '$')) AS position,
+    'committed' AS outcome,
+    CAST(NULL AS BOOLEAN) AS eligibility_stable,
+    run AS attempt_id,
+    CAST(NULL AS BIGINT) AS owner_epoch,
+    CAST(NULL AS VARCHAR) AS page_id,
+    msg_at AS recorded_at
+FROM records
+ORDER BY run_no, line
