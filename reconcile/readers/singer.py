@@ -9,10 +9,10 @@ receipt) and a STATE bookmark as a checkpoint written without compare-and-swap,
 claiming through its ``replication_key_value`` inclusive. There is no page log, so
 the evidence is receipts only; with a source extract, every row it lists is an event
 the source has, so a row under a bookmark that no run delivered is a
-``skipped_event``, named by its key. A STATE has no time of its own: it is dated at
-the last time a message before it carried (a RECORD's ``time_extracted``), plus its
-line number in nanoseconds, so that writes keep the order they were emitted in.
-Partitioned bookmarks (``partitions``) are refused: their records do not say which
+``skipped_event``, named by its key. A STATE has no time of its own: it is dated
+at the last time a message before it carried (a RECORD's ``time_extracted``), plus a
+microsecond per STATE since that time, so that writes keep the order they were
+emitted in. Partitioned bookmarks (``partitions``) are refused: their records do not say which
 partition they belong to.
 
 All reading is DuckDB's (``sql/readers/singer_*.sql``), in a sandbox that reads the
@@ -106,25 +106,22 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                 names=names,
             )
             _table(con, "rc_singer_bookmarks", "readers/singer_bookmarks")
-            partitioned = con.execute(
-                "SELECT any_value(stream) FROM rc_singer_bookmarks WHERE partitioned"
+            _table(con, "rc_singer_streams", "readers/singer_streams")
+            partitioned, without_cursor = con.execute(
+                sql.load("readers/singer_refusals")
             ).fetchall()[0]
-            if partitioned[0] is not None:
+            if partitioned is not None:
                 raise _fail(
                     root,
-                    f"stream {partitioned[0]!r} has partitioned bookmarks, which this reader"
+                    f"stream {partitioned!r} has partitioned bookmarks, which this reader"
                     " does not read (its records do not say their partition)",
                 )
-            _table(con, "rc_singer_streams", "readers/singer_streams")
-            missing = con.execute(
-                "SELECT list(stream) FROM rc_singer_streams WHERE replication_key IS NULL"
-            ).fetchall()[0]
-            if missing[0]:
+            if without_cursor:
                 raise _fail(
                     root,
-                    f"stream(s) {', '.join(missing[0])} name no replication key (in SCHEMA"
-                    " bookmark_properties or STATE bookmarks): only incremental streams"
-                    " have a cursor to audit",
+                    f"stream(s) {', '.join(without_cursor)} name no replication key (in"
+                    " SCHEMA bookmark_properties or STATE bookmarks): only incremental"
+                    " streams have a cursor to audit",
                 )
             kind = _cursor_kind(con, root)
             con.execute(sql.load(f"readers/singer_cursor_{kind}")).fetchall()

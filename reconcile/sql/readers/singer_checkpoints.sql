@@ -2,12 +2,17 @@
 -- every STATE message, a write of its stream's checkpoint claiming through its
 -- replication_key_value, inclusive (the strongest reading of "synced up to"; the
 -- receipts judge it). A STATE carries no time: it is dated at the last time before it
--- plus its line number in nanoseconds, so that writes keep the order they were emitted.
+-- plus one microsecond per STATE since that time (the engine's as-of is in
+-- microseconds), so that writes keep the order they were emitted in and follow the
+-- records before them.
 SELECT
     stream AS scope_id,
     stream AS partition_id,
     run AS attempt_id,
-    make_timestamp_ns(epoch_ns(msg_at) + line) AS written_at,
+    make_timestamp_ns(
+        epoch_ns(msg_at)
+        + 1000 * dense_rank() OVER (PARTITION BY msg_at ORDER BY run_no, line)
+    ) AS written_at,
     CAST(NULL AS VARCHAR) AS resume_token,
     CAST(NULL AS VARCHAR) AS page_id,
     rc_singer_cursor(json_extract_string(replication_key_value, '$')) AS watermark,

@@ -1,0 +1,75 @@
+"""A real Singer tap, built with the Meltano Singer SDK, over a source this test
+controls: a JSON file of rows ``{"id", "updated_at", "value"}`` served page by page
+in cursor order. Run as a program, it syncs once and writes the Singer message stream
+to stdout, as ``tap-x --config ... --state ...`` would.
+
+    python -m tests.frameworks.singer_tap SOURCE.json CURSOR [STATE.json]
+
+CURSOR is how a resumed run reads its bookmark: ``>=`` (the SDK's own reading: the
+rows at the bookmark again) or ``>`` (a hand-written tap that skips them).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+from singer_sdk import Stream, Tap
+from singer_sdk import typing as th
+
+PAGE = 3  # rows per page of the source
+
+
+class Items(Stream):
+    name = "items"
+    primary_keys = ("id",)
+    replication_key = "updated_at"
+    is_sorted = True
+    schema = th.PropertiesList(
+        th.Property("id", th.StringType),
+        th.Property("updated_at", th.IntegerType),
+        th.Property("value", th.StringType),
+    ).to_dict()
+
+    def get_records(self, context: dict[str, Any] | None) -> Iterable[dict[str, Any]]:
+        start = self.get_starting_replication_key_value(context)
+        rows = sorted(self.config["rows"], key=lambda r: (r["updated_at"], r["id"]))
+        wanted = [
+            r
+            for r in rows
+            if start is None
+            or (
+                r["updated_at"] >= start
+                if self.config["cursor"] == ">="
+                else r["updated_at"] > start
+            )
+        ]
+        for first in range(0, len(wanted), PAGE):  # the source's pages
+            yield from wanted[first : first + PAGE]
+
+
+class SourceTap(Tap):
+    name = "tap-test-source"
+    config_jsonschema = th.PropertiesList(
+        th.Property("rows", th.ArrayType(th.ObjectType())),
+        th.Property("cursor", th.StringType),
+    ).to_dict()
+
+    def discover_streams(self) -> list[Stream]:
+        return [Items(self)]
+
+
+def main(argv: list[str]) -> None:
+    with open(argv[0], encoding="utf-8") as handle:
+        rows = json.load(handle)
+    state = None
+    if len(argv) > 2:
+        with open(argv[2], encoding="utf-8") as handle:
+            state = json.load(handle)
+    SourceTap(config={"rows": rows, "cursor": argv[1]}, state=state).sync_all()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,119 @@
+"""The Singer reader's refusals: each a clear line and exit 2, never a traceback,
+never a log set read as if it were whole (docs/readers.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reconcile.cli import main
+
+SCHEMA = {
+    "type": "SCHEMA",
+    "stream": "items",
+    "schema": {"properties": {"id": {"type": "string"}, "u": {"type": "integer"}}},
+    "key_properties": ["id"],
+    "bookmark_properties": ["u"],
+}
+
+
+def _record(key: str, cursor: Any, stream: str = "items") -> dict[str, Any]:
+    return {
+        "type": "RECORD",
+        "stream": stream,
+        "record": {"id": key, "u": cursor},
+        "time_extracted": "2026-01-01T00:00:01+00:00",
+    }
+
+
+def _state(value: Any, stream: str = "items", **extra: Any) -> dict[str, Any]:
+    bookmark = {"replication_key": "u", "replication_key_value": value, **extra}
+    return {"type": "STATE", "value": {"bookmarks": {stream: bookmark}}}
+
+
+def _audit(tmp: Path, messages: list[dict[str, Any]], capsys: Any) -> tuple[int, str]:
+    logs = tmp / "logs"
+    logs.mkdir(exist_ok=True)
+    (logs / "run-1.jsonl").write_text("".join(json.dumps(m) + "\n" for m in messages))
+    code = main(["audit", str(logs), "--source", "singer", "--out", str(tmp / "out")])
+    got = capsys.readouterr()
+    return code, " ".join((got.out + got.err).split())
+
+
+def test_a_folder_without_runs_is_refused(tmp_path: Path, capsys: Any) -> None:
+    (tmp_path / "logs").mkdir()
+    assert (
+        main(["audit", str(tmp_path / "logs"), "--source", "singer", "--out", str(tmp_path / "o")])
+        == 2
+    )
+    assert "holds no run (*.jsonl, a Singer message stream each)" in capsys.readouterr().err
+
+
+def test_partitioned_bookmarks_are_refused(tmp_path: Path, capsys: Any) -> None:
+    messages = [SCHEMA, _record("a", 1), _state(1, partitions=[{"context": {"p": 1}}])]
+    code, said = _audit(tmp_path, messages, capsys)
+    assert code == 2
+    assert "stream 'items' has partitioned bookmarks" in said
+
+
+def test_a_stream_without_a_replication_key_is_refused(tmp_path: Path, capsys: Any) -> None:
+    schema = {**SCHEMA, "bookmark_properties": None}
+    code, said = _audit(tmp_path, [schema, _record("a", 1)], capsys)
+    assert code == 2
+    assert "stream(s) items name no replication key" in said
+
+
+def test_cursors_of_two_kinds_are_refused(tmp_path: Path, capsys: Any) -> None:
+    messages = [SCHEMA, _record("a", 1), _record("b", 1.5), _state(1)]
+    code, said = _audit(tmp_path, messages, capsys)
+    assert code == 2
+    assert "a log set has one coordinate type" in said
+
+
+def test_an_extract_without_its_columns_is_refused(tmp_path: Path, capsys: Any) -> None:
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "source.csv").write_text("id,cursor\na,1\n")
+    code, said = _audit(tmp_path, [SCHEMA, _record("a", 1), _state(1)], capsys)
+    assert code == 2
+    assert "source.csv lacks column(s) key" in said
+
+
+def test_timestamp_cursors_are_read_as_instants(tmp_path: Path, capsys: Any) -> None:
+    """ISO cursors with an offset: the row at 01:00+01:00 is the row at 00:00 UTC,
+    under the bookmark, and the extract names the one no run delivered."""
+    messages = [
+        SCHEMA,
+        _record("a", "2026-01-01T00:00:00+00:00"),
+        _record("b", "2026-01-01T01:00:00+01:00"),
+        _state("2026-01-01T00:00:00Z"),
+    ]
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "source.csv").write_text(
+        "key,cursor\na,2026-01-01T00:00:00Z\nb,2026-01-01T00:00:00Z\nc,2025-12-31T23:59:00Z\n"
+    )
+    code, said = _audit(tmp_path, messages, capsys)
+    assert code == 1
+    assert "event c at 2025-12-31 23:59:00 has no durable outcome" in said
+    assert "read by the singer reader" in said
+
+
+@pytest.mark.parametrize("engine", ["spark"])
+def test_a_source_is_read_by_duckdb_only(tmp_path: Path, capsys: Any, engine: str) -> None:
+    (tmp_path / "logs").mkdir()
+    code = main(
+        [
+            "audit",
+            str(tmp_path / "logs"),
+            "--source",
+            "singer",
+            "--engine",
+            engine,
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
+    assert code == 2
+    assert "--source is read by the DuckDB engine only" in capsys.readouterr().err
