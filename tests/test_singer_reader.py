@@ -117,3 +117,16 @@ def test_a_source_is_read_by_duckdb_only(tmp_path: Path, capsys: Any, engine: st
     )
     assert code == 2
     assert "--source is read by the DuckDB engine only" in capsys.readouterr().err
+
+
+def test_map_suggest_names_the_singer_reader(tmp_path: Path, capsys: Any) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "run-1.jsonl").write_text(json.dumps(SCHEMA) + "\n" + json.dumps(_record("a", 1)))
+    assert main(["map", "suggest", str(logs)]) == 2
+    said = " ".join(capsys.readouterr().err.split())
+    assert f"run reconcile audit {logs} --source singer --out DIR" in said
+    # a JSON Lines file of something else: no reader named, a mapping suggested
+    (logs / "run-1.jsonl").write_text(json.dumps({"id": 1, "ts": 2}) + "\n")
+    main(["map", "suggest", str(logs)])
+    assert "--source singer" not in capsys.readouterr().err
