@@ -130,3 +130,13 @@ def test_map_suggest_names_the_singer_reader(tmp_path: Path, capsys: Any) -> Non
     (logs / "run-1.jsonl").write_text(json.dumps({"id": 1, "ts": 2}) + "\n")
     main(["map", "suggest", str(logs)])
     assert "--source singer" not in capsys.readouterr().err
+
+
+def test_a_run_that_leads_outside_the_folder_is_not_read(tmp_path: Path, capsys: Any) -> None:
+    outside = tmp_path / "elsewhere.jsonl"
+    outside.write_text(json.dumps(SCHEMA) + "\n")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "run-1.jsonl").symlink_to(outside)
+    assert main(["audit", str(logs), "--source", "singer", "--out", str(tmp_path / "o")]) == 2
+    assert "run-1.jsonl leads outside the folder" in capsys.readouterr().err

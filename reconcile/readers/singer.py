@@ -61,6 +61,15 @@ def _runs(folder: Path) -> list[Path]:
     return runs
 
 
+def _inside(folder: Path, files: list[Path]) -> None:
+    """Refuse a file that leads outside the folder (a link): a log set is read from
+    inside its folder only."""
+    base = folder.resolve()
+    for path in files:
+        if not path.resolve().is_relative_to(base):
+            raise _fail(folder, f"{path.name} leads outside the folder: it is not read")
+
+
 def _extract(folder: Path) -> Path | None:
     found = [folder / name for name in SOURCE_FILES if (folder / name).is_file()]
     if len(found) > 1:
@@ -95,6 +104,7 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
     runs = _runs(root)
     extract = _extract(root)
     readable = [*runs, *([extract] if extract else [])]
+    _inside(root, readable)
     names = [run.relative_to(root).as_posix() for run in runs]
     try:
         with connect(readable, folders=[out]) as con:
