@@ -142,6 +142,11 @@ def page(
     return row
 
 
+# bundled folders of a framework's own artifacts, read by its reader (--source), not
+# log sets in the contract's layout: data/README.md, docs/readers.md
+FRAMEWORK_EXAMPLES = {"singer": "singer"}
+
+
 def own_mapping(path: Path) -> str | None:
     """``"auto"`` for a log set that brings its own mapping (``reconcile.toml``), which
     the tests trust as their own (a user says ``--mapping auto``); None for others."""

@@ -26,11 +26,14 @@ from reconcile.simulate import SimOptions, simulate
 from reconcile.simulate.options import Evidence, Membership
 from reconcile_schemas import load_rules, table_schema
 from tests.conftest import fast_tier
+from tests.logsets import FRAMEWORK_EXAMPLES
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 # in the contract's layout (foreign/ is read through its mapping: tests/test_mapping.py)
 BUNDLED = sorted(
-    p.name for p in DATA.iterdir() if p.is_dir() and not (p / "reconcile.toml").exists()
+    p.name
+    for p in DATA.iterdir()
+    if p.is_dir() and not (p / "reconcile.toml").exists() and p.name not in FRAMEWORK_EXAMPLES
 )
 
 

@@ -7,73 +7,17 @@ fault."""
 
 from __future__ import annotations
 
-import csv
 import json
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 import pytest
 
 from reconcile.cli import main
+from tests.frameworks.singer_pipeline import Pipeline
+from tests.frameworks.singer_pipeline import rows as _rows
 
 pytestmark = pytest.mark.slow  # a tap's process per run: seconds
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _rows(ids: range, step: int = 2) -> list[dict[str, Any]]:
-    """Rows k0, k1, ... two to a cursor value."""
-    return [{"id": f"k{i}", "updated_at": i // step, "value": "v"} for i in ids]
-
-
-class Pipeline:
-    """A source, a folder of runs, and the state the last run committed."""
-
-    def __init__(self, folder: Path, cursor: str) -> None:
-        self.folder, self.cursor = folder, cursor
-        self.logs = folder / "logs"
-        self.logs.mkdir(parents=True)
-        self.source: list[dict[str, Any]] = []
-        self.state: dict[str, Any] | None = None
-        self.runs = 0
-
-    def run(self, *, commit_state: bool = True) -> list[dict[str, Any]]:
-        """One sync of the real tap; without ``commit_state``, it crashed after the
-        destination loaded its records and before the state was stored."""
-        self.runs += 1
-        source = self.folder / "source.json"
-        source.write_text(json.dumps(self.source))
-        argv = [sys.executable, "-m", "tests.frameworks.singer_tap", str(source), self.cursor]
-        if self.state is not None:
-            state = self.folder / "state.json"
-            state.write_text(json.dumps(self.state))
-            argv.append(str(state))
-        done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=True)
-        messages = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-        kept = [m for m in messages if commit_state or m["type"] != "STATE"]
-        (self.logs / f"run-{self.runs:03d}.jsonl").write_text(
-            "".join(json.dumps(m) + "\n" for m in kept)
-        )
-        states = [m for m in messages if m["type"] == "STATE"]
-        if commit_state and states:
-            self.state = states[-1]["value"]
-        return [m["record"] for m in messages if m["type"] == "RECORD"]
-
-    def audit(self, tmp: Path) -> pl.DataFrame:
-        """The extract of the source as it is now, then the audit's findings."""
-        with (self.logs / "source.csv").open("w", newline="") as handle:
-            out = csv.writer(handle)
-            out.writerow(["key", "cursor"])
-            out.writerows([r["id"], r["updated_at"]] for r in self.source)
-        report = tmp / "report"
-        code = main(["audit", str(self.logs), "--source", "singer", "--out", str(report)])
-        assert code in (0, 1)
-        summary = json.loads((report / "summary.json").read_text())
-        assert summary["inputs"]["source"]["reader"] == "singer"
-        return pl.read_parquet(report / "findings.parquet")
 
 
 def _skipped(findings: pl.DataFrame) -> set[str]:
@@ -148,3 +92,17 @@ def test_a_reader_that_dropped_a_row_would_be_caught(tmp_path: Path) -> None:
     run.write_text("".join(lines[:dropped] + lines[dropped + 1 :]))
     findings = pipe.audit(tmp_path)
     assert _skipped(findings) == {"k3"}
+
+
+def test_the_bundled_singer_example_reports_what_its_truth_says(tmp_path: Path) -> None:
+    """data/singer, made by the real tap (tests/frameworks/make_singer_example.py):
+    the audit's skipped rows are exactly the rows truth.json says the fault lost."""
+    data = Path(__file__).resolve().parents[1] / "data" / "singer"
+    truth = json.loads((data / "truth.json").read_text())
+    out = tmp_path / "report"
+    assert main(["audit", str(data), "--source", "singer", "--out", str(out)]) == 1
+    findings = pl.read_parquet(out / "findings.parquet")
+    assert _skipped(findings) == set(truth["lost"])
+    expected = {(f["rule"], f["event_id"]) for f in truth["findings"]}
+    got = findings.filter(pl.col("rule") == "skipped_event").select("rule", "event_id").rows()
+    assert set(got) == expected

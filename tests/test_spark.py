@@ -60,7 +60,7 @@ from reconcile.spark.tasks import (
     scope_kernel,
 )
 from reconcile.validate import validate_logset
-from tests.logsets import own_mapping
+from tests.logsets import FRAMEWORK_EXAMPLES, own_mapping
 
 # Spark in local mode: minutes; outside the fast tier (pytest -m 'not slow').
 pytestmark = pytest.mark.slow
@@ -70,7 +70,7 @@ if TYPE_CHECKING:
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 # foreign/ is read through its reconcile.toml, on Spark as on DuckDB
-BUNDLED = sorted(p.name for p in DATA.iterdir() if p.is_dir())
+BUNDLED = sorted(p.name for p in DATA.iterdir() if p.is_dir() and p.name not in FRAMEWORK_EXAMPLES)
 
 
 @pytest.fixture(scope="module")
