@@ -665,7 +665,7 @@ def _read_by(facts: dict[str, Any]) -> str:
     source = facts["inputs"].get("source")
     if source:
         return f"read by the {_e(source['reader'])} reader: {_e(source['proves'])}"
-    return "mapping: " + _e(mapping_text(facts["inputs"].get("mapping")))
+    return "mapping:\n" + _e(mapping_text(facts["inputs"].get("mapping")))
 
 
 def _mapped_names(facts: dict[str, Any]) -> dict[str, dict[str, str]]:
