@@ -21,16 +21,23 @@ run files and the extract alone and writes the log set's folder alone.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from reconcile import sql
-from reconcile.db import connect, quote_literal
+from reconcile.db import connect
 from reconcile.errors import InputError
+from reconcile.readers.extract import (
+    EXTRACT_TABLES,
+    find_extract,
+    inside,
+    load_extract,
+    write_tables,
+)
 
-SOURCE_FILES = ("source.csv", "source.parquet")
 TABLE_QUERIES = {
     "scopes": "readers/singer_scopes",
     "checkpoints": "readers/singer_checkpoints",
@@ -61,22 +68,6 @@ def _runs(folder: Path) -> list[Path]:
     return runs
 
 
-def _inside(folder: Path, files: list[Path]) -> None:
-    """Refuse a file that leads outside the folder (a link): a log set is read from
-    inside its folder only."""
-    base = folder.resolve()
-    for path in files:
-        if not path.resolve().is_relative_to(base):
-            raise _fail(folder, f"{path.name} leads outside the folder: it is not read")
-
-
-def _extract(folder: Path) -> Path | None:
-    found = [folder / name for name in SOURCE_FILES if (folder / name).is_file()]
-    if len(found) > 1:
-        raise _fail(folder, "holds both source.csv and source.parquet: keep one extract")
-    return found[0] if found else None
-
-
 def _table(con: duckdb.DuckDBPyConnection, name: str, query: str, **params: Any) -> None:
     text = sql.load(query)
     used = sql.parameters(text)
@@ -102,9 +93,10 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
     (an empty folder) and return what the audit's ``inputs`` says of the source."""
     root = Path(folder)
     runs = _runs(root)
-    extract = _extract(root)
+    fail = partial(_fail, root)
+    extract = find_extract(root, fail)
     readable = [*runs, *([extract] if extract else [])]
-    _inside(root, readable)
+    inside(root, readable, fail)
     names = [run.relative_to(root).as_posix() for run in runs]
     try:
         with connect(readable, folders=[out]) as con:
@@ -134,22 +126,13 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                     " streams have a cursor to audit",
                 )
             kind = _cursor_kind(con, root)
-            con.execute(sql.load(f"readers/singer_cursor_{kind}")).fetchall()
+            con.execute(sql.load(f"readers/cursor_{kind}")).fetchall()
             tables = dict(TABLE_QUERIES)
             if extract is not None:
-                _source(con, root, extract)
-                tables |= {
-                    "snapshot": "readers/source_snapshot",
-                    "snapshot_bounds": "readers/source_bounds",
-                }
-            for table, query in tables.items():
-                text = sql.load(query)
-                params = {"domain": "discrete" if kind == "int" else "dense"}
-                target = quote_literal(str(out / f"{table}.parquet"))
-                con.execute(
-                    f"COPY ({text}) TO {target} (FORMAT parquet)",
-                    {k: v for k, v in params.items() if k in sql.parameters(text)},
-                ).fetchall()
+                streams = con.execute("SELECT stream FROM rc_singer_streams").fetchall()
+                load_extract(con, extract, [row[0] for row in streams], fail)
+                tables |= EXTRACT_TABLES
+            write_tables(con, out, tables, "discrete" if kind == "int" else "dense")
     except duckdb.Error as error:
         raise _fail(root, f"cannot be read: {error}") from None
     return {
@@ -158,36 +141,3 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
         "source_extract": extract.name if extract else None,
         "proves": WHAT_IT_PROVES + (WITH_EXTRACT if extract else WITHOUT_EXTRACT),
     }
-
-
-def _source(con: duckdb.DuckDBPyConnection, root: Path, extract: Path) -> None:
-    """rc_source_extract (stream, key, cursor as text) from the user's extract; the
-    stream may be left out where the messages have one stream."""
-    reader = "read_parquet" if extract.suffix == ".parquet" else "read_csv"
-    options = "" if reader == "read_parquet" else ", all_varchar = true"
-    # a view takes no bound parameter: the path, ours, quoted
-    con.execute(
-        "CREATE TEMP VIEW rc_source_raw AS SELECT *"
-        f" FROM {reader}({quote_literal(str(extract))}{options})"
-    ).fetchall()
-    columns = {row[0] for row in con.execute("DESCRIBE rc_source_raw").fetchall()}
-    lacking = {"key", "cursor"} - columns
-    if lacking:
-        raise _fail(
-            root,
-            f"{extract.name} lacks column(s) {', '.join(sorted(lacking))}: an extract is"
-            " one query's result of (key, cursor) from the source, with stream where the"
-            " runs hold several streams",
-        )
-    streams = [row[0] for row in con.execute("SELECT stream FROM rc_singer_streams").fetchall()]
-    if "stream" in columns:
-        stream = "CAST(stream AS VARCHAR)"
-    elif len(streams) == 1:
-        stream = quote_literal(streams[0])
-    else:
-        raise _fail(root, f"{extract.name} has no stream column, and the runs hold several streams")
-    con.execute(
-        "CREATE TEMP TABLE rc_source_extract AS SELECT"
-        f" {stream} AS stream, CAST(key AS VARCHAR) AS key, CAST(cursor AS VARCHAR) AS cursor"
-        " FROM rc_source_raw"
-    ).fetchall()

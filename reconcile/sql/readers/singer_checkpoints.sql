@@ -15,7 +15,7 @@ SELECT
     ) AS written_at,
     CAST(NULL AS VARCHAR) AS resume_token,
     CAST(NULL AS VARCHAR) AS page_id,
-    rc_singer_cursor(json_extract_string(replication_key_value, '$')) AS watermark,
+    rc_source_cursor(json_extract_string(replication_key_value, '$')) AS watermark,
     true AS watermark_inclusive,
     CAST(NULL AS VARCHAR) AS watermark_event_id,
     CAST(NULL AS VARCHAR) AS ordering

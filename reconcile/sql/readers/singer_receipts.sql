@@ -13,7 +13,7 @@ SELECT
     stream AS partition_id,
     array_to_string(list_transform(key_properties, lambda k: json_extract_string(fields[k], '$')), '|')
         AS event_id,
-    rc_singer_cursor(json_extract_string(fields[replication_key], '$')) AS position,
+    rc_source_cursor(json_extract_string(fields[replication_key], '$')) AS position,
     'committed' AS outcome,
     CAST(NULL AS BOOLEAN) AS eligibility_stable,
     run AS attempt_id,

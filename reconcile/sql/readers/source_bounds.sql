@@ -2,7 +2,7 @@
 SELECT
     stream AS scope_id,
     stream AS partition_id,
-    max(rc_singer_cursor(cursor)) AS complete_through,
+    max(rc_source_cursor(cursor)) AS complete_through,
     true AS complete_inclusive
 FROM rc_source_extract
 GROUP BY stream

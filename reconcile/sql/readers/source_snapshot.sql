@@ -4,7 +4,7 @@ SELECT
     stream AS scope_id,
     stream AS partition_id,
     key AS event_id,
-    rc_singer_cursor(cursor) AS position,
+    rc_source_cursor(cursor) AS position,
     true AS eligible,
     true AS eligibility_stable,
     CAST(NULL AS TIMESTAMP_NS) AS visible_at

@@ -1,0 +1,93 @@
+"""What every reader shares: the sandbox's view of the artifacts' folder and the
+user's source extract (``source.csv`` or ``source.parquet``: ``key`` and ``cursor``,
+and ``stream`` where there are several streams), one query's result of
+``(key, cursor)`` from the source, written as the log set's ``snapshot`` and
+``snapshot_bounds`` (docs/readers.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import duckdb
+
+from reconcile import sql
+from reconcile.db import quote_literal
+from reconcile.errors import InputError
+
+SOURCE_FILES = ("source.csv", "source.parquet")
+# The contract's tables the extract gives, by the query that writes each.
+EXTRACT_TABLES = {
+    "snapshot": "readers/source_snapshot",
+    "snapshot_bounds": "readers/source_bounds",
+}
+
+Fail = Callable[[str], InputError]
+
+
+def inside(folder: Path, files: Sequence[Path], fail: Fail) -> None:
+    """Refuse a file that leads outside the folder (a link): a log set is read from
+    inside its folder only."""
+    base = folder.resolve()
+    for path in files:
+        if not path.resolve().is_relative_to(base):
+            raise fail(f"{path.relative_to(folder)} leads outside the folder: it is not read")
+
+
+def find_extract(folder: Path, fail: Fail) -> Path | None:
+    """The source extract in ``folder``, if there is one (never two)."""
+    found = [folder / name for name in SOURCE_FILES if (folder / name).is_file()]
+    if len(found) > 1:
+        raise fail("holds both source.csv and source.parquet: keep one extract")
+    return found[0] if found else None
+
+
+def load_extract(
+    con: duckdb.DuckDBPyConnection, extract: Path, streams: Sequence[str], fail: Fail
+) -> None:
+    """rc_source_extract (stream, key, cursor as text) from the user's extract; its
+    stream may be left out where the artifacts hold one stream (``streams``)."""
+    reader = "read_parquet" if extract.suffix == ".parquet" else "read_csv"
+    options = "" if reader == "read_parquet" else ", all_varchar = true"
+    # a view takes no bound parameter: the path, ours, quoted
+    con.execute(
+        "CREATE TEMP VIEW rc_source_raw AS SELECT *"
+        f" FROM {reader}({quote_literal(str(extract))}{options})"
+    ).fetchall()
+    columns = {row[0] for row in con.execute("DESCRIBE rc_source_raw").fetchall()}
+    lacking = {"key", "cursor"} - columns
+    if lacking:
+        raise fail(
+            f"{extract.name} lacks column(s) {', '.join(sorted(lacking))}: an extract is"
+            " one query's result of (key, cursor) from the source, with stream where the"
+            " artifacts hold several streams"
+        )
+    if "stream" in columns:
+        stream = "CAST(stream AS VARCHAR)"
+    elif len(streams) == 1:
+        stream = quote_literal(streams[0])
+    else:
+        raise fail(
+            f"{extract.name} has no stream column, and the artifacts hold several streams"
+            f" ({', '.join(streams)})"
+        )
+    con.execute(
+        "CREATE TEMP TABLE rc_source_extract AS SELECT"
+        f" {stream} AS stream, CAST(key AS VARCHAR) AS key, CAST(cursor AS VARCHAR) AS cursor"
+        " FROM rc_source_raw"
+    ).fetchall()
+
+
+def write_tables(
+    con: duckdb.DuckDBPyConnection, out: Path, tables: dict[str, str], domain: str
+) -> None:
+    """Each contract table of ``tables`` (name -> named query) as ``out/NAME.parquet``;
+    ``domain`` is the scopes' (``discrete`` or ``dense``)."""
+    for table, query in tables.items():
+        text = sql.load(query)
+        params = {"domain": domain}
+        target = quote_literal(str(out / f"{table}.parquet"))
+        con.execute(
+            f"COPY ({text}) TO {target} (FORMAT parquet)",
+            {k: v for k, v in params.items() if k in sql.parameters(text)},
+        ).fetchall()
