@@ -286,12 +286,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     auditing.add_argument(
         "--source",
-        choices=["singer"],
+        choices=["dlt", "singer"],
         default=None,
         help="LOGSET is a framework's own artifacts, read by its reader"
-        " (docs/readers.md): singer, a folder of Singer message streams (*.jsonl, one"
-        " per run) with an optional source extract (source.csv or source.parquet: key,"
-        " cursor). Default: LOGSET is in the contract's layout",
+        " (docs/readers.md): dlt, a destination (a DuckDB database file, a filesystem"
+        " dataset folder, or a folder holding one); singer, a folder of Singer message"
+        " streams (*.jsonl, one per run). A folder may hold a source extract"
+        " (source.csv or source.parquet: key, cursor). Default: LOGSET is in the"
+        " contract's layout",
     )
     _engine_options(auditing)
 

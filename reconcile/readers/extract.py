@@ -79,13 +79,13 @@ def load_extract(
 
 
 def write_tables(
-    con: duckdb.DuckDBPyConnection, out: Path, tables: dict[str, str], domain: str
+    con: duckdb.DuckDBPyConnection, out: Path, tables: dict[str, str], params: dict[str, object]
 ) -> None:
-    """Each contract table of ``tables`` (name -> named query) as ``out/NAME.parquet``;
-    ``domain`` is the scopes' (``discrete`` or ``dense``)."""
+    """Each contract table of ``tables`` (name -> named query) as ``out/NAME.parquet``,
+    each query given those of ``params`` it takes (``domain``: the scopes',
+    ``discrete`` or ``dense``)."""
     for table, query in tables.items():
         text = sql.load(query)
-        params = {"domain": domain}
         target = quote_literal(str(out / f"{table}.parquet"))
         con.execute(
             f"COPY ({text}) TO {target} (FORMAT parquet)",

@@ -132,7 +132,7 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                 streams = con.execute("SELECT stream FROM rc_singer_streams").fetchall()
                 load_extract(con, extract, [row[0] for row in streams], fail)
                 tables |= EXTRACT_TABLES
-            write_tables(con, out, tables, "discrete" if kind == "int" else "dense")
+            write_tables(con, out, tables, {"domain": "discrete" if kind == "int" else "dense"})
     except duckdb.Error as error:
         raise _fail(root, f"cannot be read: {error}") from None
     return {

@@ -1,0 +1,478 @@
+"""dlt pipelines as a log set, read from their destination: a DuckDB database file, or
+a filesystem destination's dataset folder (Parquet or JSON Lines tables), and an
+optional source extract (``source.csv`` or ``source.parquet``, docs/readers.md).
+
+What a destination can prove:
+- ``_dlt_loads`` says which loads completed. A row of an incremental table, in the
+  load its ``_dlt_load_id`` names, is a committed receipt when that load completed,
+  and a failed one (not durable) when it never did.
+- ``_dlt_pipeline_state`` keeps every version of the pipeline's state, compressed.
+  Each incremental cursor's ``last_value`` in it is a checkpoint write without
+  compare-and-swap, where dlt would restore that state: a SQL destination restores
+  only a completed load's state, a filesystem destination the newest state file,
+  whether its load completed or not. The claim is exclusive of ``last_value`` where
+  the state keeps the boundary's row hashes (``unique_hashes``: the next run reads
+  ``last_value`` again and skips only those rows), else inclusive.
+- ``_dlt_version`` names each table's primary key (the event's id) and its
+  incremental column (its position).
+
+There is no page log, so the evidence is receipts only; a source extract lets the
+audit prove rows lost. States are few (one per load at most) and are opened in
+Python (base64 and zlib, which DuckDB lacks); every row is read by DuckDB, in a
+sandbox that reads the destination's files alone and writes the log set's folder
+alone.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from reconcile import sql
+from reconcile.db import connect, quote_identifier, quote_literal
+from reconcile.errors import InputError
+from reconcile.readers.extract import (
+    EXTRACT_TABLES,
+    find_extract,
+    inside,
+    load_extract,
+    write_tables,
+)
+
+TABLE_QUERIES = {
+    "scopes": "readers/dlt_scopes",
+    "checkpoints": "readers/dlt_checkpoints",
+    "receipts": "readers/dlt_receipts",
+}
+LOADS, STATES, VERSIONS = "_dlt_loads", "_dlt_pipeline_state", "_dlt_version"
+# The columns each of dlt's own tables is read by, typed (JSON Lines carry no types).
+RAW_COLUMNS = {
+    LOADS: {"load_id": "VARCHAR", "status": "BIGINT", "inserted_at": "VARCHAR"},
+    STATES: {
+        "pipeline_name": "VARCHAR",
+        "version": "BIGINT",
+        "_dlt_load_id": "VARCHAR",
+        "created_at": "VARCHAR",
+        "state": "VARCHAR",
+    },
+    VERSIONS: {"schema_name": "VARCHAR", "version": "BIGINT", "schema": "VARCHAR"},
+}
+RAW_VIEWS = {
+    LOADS: "rc_dlt_loads_raw",
+    STATES: "rc_dlt_states_raw",
+    VERSIONS: "rc_dlt_versions_raw",
+}
+# dlt's data types of a cursor column, by the coordinate they give the log set.
+CURSOR_KINDS = {"bigint": "int", "timestamp": "time", "date": "time"}
+# dlt's typed JSON marks a datetime, date, decimal ... string by a first character in
+# Unicode's private use area (U+F026 to U+F02D): the value is the rest.
+_TYPED = range(0xF026, 0xF02E)
+DATA_SUFFIXES = (".parquet", ".jsonl", ".jsonl.gz")
+
+WHAT_IT_PROVES = (
+    "dlt destination: rows of completed loads (_dlt_loads) read as committed receipts, of"
+    " loads never completed as failed; each incremental cursor's last_value in"
+    " _dlt_pipeline_state as a checkpoint write without compare-and-swap (exclusive where"
+    " the state keeps the boundary's row hashes, else inclusive); no page log, so"
+    " receipts-only evidence"
+)
+WITH_EXTRACT = (
+    "; the source extract is a snapshot of the source, so rows no load delivered are proven skipped"
+)
+WITHOUT_EXTRACT = (
+    "; no source extract (source.csv or source.parquet), so a row no load delivered cannot be seen"
+)
+
+
+def _fail(where: Path, message: str) -> InputError:
+    return InputError(f"dlt destination {where}: {message}")
+
+
+@dataclass(frozen=True)
+class Destination:
+    """Where a dlt dataset lies: a DuckDB file (``database``, with its ``dataset``
+    schema chosen once attached) or a filesystem dataset folder (``folder``)."""
+
+    root: Path  # what the user named
+    extract_folder: Path
+    database: Path | None = None
+    folder: Path | None = None
+
+    def readable(self) -> list[Path]:
+        if self.database is not None:
+            # DuckDB looks for the write-ahead log beside the file, read-only too
+            return [self.database, self.database.with_name(self.database.name + ".wal")]
+        assert self.folder is not None
+        return [p for p in sorted(self.folder.rglob("*")) if p.is_file()]
+
+
+def _is_dataset(folder: Path) -> bool:
+    return (folder / LOADS).is_dir()
+
+
+def locate(path: Path) -> Destination:
+    """The destination ``path`` names: a ``.duckdb`` file, a dataset folder (it holds
+    ``_dlt_loads/``), or a folder holding exactly one of either."""
+    if path.is_file():
+        if path.suffix != ".duckdb":
+            raise _fail(path, "is a file, not a DuckDB database (*.duckdb)")
+        return Destination(path, path.parent, database=path)
+    if not path.is_dir():
+        raise _fail(path, "no such file or folder")
+    if _is_dataset(path):
+        return Destination(path, path, folder=path)
+    files = sorted(p for p in path.glob("*.duckdb") if p.is_file())
+    datasets = sorted(p for p in path.iterdir() if p.is_dir() and _is_dataset(p))
+    if len(files) + len(datasets) == 1:
+        if files:
+            return Destination(path, path, database=files[0])
+        return Destination(path, path, folder=datasets[0])
+    if not files and not datasets:
+        raise _fail(
+            path,
+            "holds no dlt destination: a DuckDB database (*.duckdb) or a filesystem"
+            " dataset (a folder with _dlt_loads/)",
+        )
+    names = ", ".join(p.name for p in [*files, *datasets])
+    raise _fail(path, f"holds several dlt destinations ({names}): name the one to audit")
+
+
+@dataclass(frozen=True)
+class Stream:
+    """An incremental resource's root table, as the reader reads it."""
+
+    name: str
+    cursor_column: str
+    key_columns: tuple[str, ...]
+    kind: str  # int or time
+    disposition: str
+
+
+def _plain(value: Any) -> str | None:
+    """A cursor value of dlt's typed JSON as text (None stays None)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value[1:] if value and ord(value[0]) in _TYPED else value
+    return json.dumps(value)
+
+
+def _open_state(text: str) -> Any:
+    """A stored state: base64 of zlib of JSON, or (dlt before compression) JSON."""
+    try:
+        raw = zlib.decompress(base64.b64decode(text, validate=True))
+    except (binascii.Error, zlib.error, ValueError):
+        raw = text.encode("utf-8")
+    return json.loads(raw)
+
+
+def _cursors(state: Any) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
+    """(source, resource, cursor path, entry) of every incremental cursor a state
+    holds (``sources.S.resources.R.incremental.PATH``)."""
+    sources = state.get("sources") if isinstance(state, dict) else None
+    for source, body in (sources or {}).items():
+        resources = body.get("resources") if isinstance(body, dict) else None
+        for resource, rbody in (resources or {}).items():
+            incremental = rbody.get("incremental") if isinstance(rbody, dict) else None
+            for path, entry in (incremental or {}).items():
+                if isinstance(entry, dict):
+                    yield source, resource, path, entry
+
+
+def _attach(con: duckdb.DuckDBPyConnection, where: Destination) -> str:
+    """Attach the DuckDB file read-only and return its one dlt dataset (schema)."""
+    assert where.database is not None
+    con.execute(f"ATTACH {quote_literal(str(where.database))} AS rc_src (READ_ONLY)").fetchall()
+    datasets = [
+        row[0]
+        for row in con.execute(
+            "SELECT DISTINCT schema_name FROM duckdb_tables()"
+            " WHERE database_name = 'rc_src' AND table_name = ? ORDER BY 1",
+            [LOADS],
+        ).fetchall()
+    ]
+    if len(datasets) != 1:
+        found = f"several ({', '.join(datasets)})" if datasets else "none"
+        raise _fail(
+            where.root, f"a DuckDB destination holds one dlt dataset with {LOADS}: it holds {found}"
+        )
+    return str(datasets[0])
+
+
+def _table_files(where: Destination, table: str) -> list[Path]:
+    assert where.folder is not None
+    folder = where.folder / table
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name.endswith(DATA_SUFFIXES))
+    if not files:
+        raise _fail(where.root, f"table {table} has no Parquet or JSON Lines file under {table}/")
+    if len({p.suffix == ".parquet" for p in files}) > 1:
+        raise _fail(where.root, f"table {table} mixes Parquet and JSON Lines files")
+    return files
+
+
+def _relation(where: Destination, dataset: str | None, table: str, columns: dict[str, str]) -> str:
+    """A FROM item for one of the dataset's tables: the attached file's table, or the
+    table folder's files (JSON Lines read with ``columns``' types)."""
+    if dataset is not None:
+        return f"rc_src.{quote_identifier(dataset)}.{quote_identifier(table)}"
+    files = _table_files(where, table)
+    paths = "[" + ", ".join(quote_literal(str(p)) for p in files) + "]"
+    if files[0].suffix == ".parquet":
+        return f"read_parquet({paths}, union_by_name = true)"
+    spec = ", ".join(f"{quote_literal(k)}: {quote_literal(v)}" for k, v in columns.items())
+    return f"read_json({paths}, format = 'newline_delimited', columns = {{{spec}}})"
+
+
+def _raw_views(con: duckdb.DuckDBPyConnection, where: Destination, dataset: str | None) -> None:
+    for table, view in RAW_VIEWS.items():
+        columns = RAW_COLUMNS[table]
+        if where.folder is not None and not (where.folder / table).is_dir():
+            raise _fail(where.root, f"has no {table} table: is it a dlt dataset?")
+        select = ", ".join(
+            f"{quote_identifier(c)} AS load_id" if c == "_dlt_load_id" else quote_identifier(c)
+            for c in columns
+        )
+        con.execute(
+            f"CREATE TEMP VIEW {view} AS SELECT {select}"
+            f" FROM {_relation(where, dataset, table, columns)}"
+        ).fetchall()
+
+
+def _streams(
+    con: duckdb.DuckDBPyConnection, root: Path, wanted: dict[str, tuple[str, str]]
+) -> dict[str, Stream]:
+    """The root table of each incremental resource (``wanted``: resource -> (source,
+    cursor path)), from the newest stored schemas: its cursor column, primary key
+    and write disposition."""
+    schemas = {
+        name: json.loads(text)
+        for name, text in con.execute(sql.load("readers/dlt_schemas")).fetchall()
+    }
+    streams: dict[str, Stream] = {}
+    for resource, (source, path) in sorted(wanted.items()):
+        order = [schemas[source]] if source in schemas else list(schemas.values())
+        tables = [
+            (name, table)
+            for schema in order
+            for name, table in (schema.get("tables") or {}).items()
+            if table.get("resource", name) == resource
+            and "parent" not in table
+            and not name.startswith("_dlt")
+        ]
+        if not tables:
+            continue  # a resource that never yielded a row: no table, nothing to audit
+        if len(tables) > 1:
+            names = ", ".join(name for name, _ in tables)
+            raise _fail(root, f"resource {resource} writes several tables ({names})")
+        name, table = tables[0]
+        columns = table.get("columns") or {}
+        hinted = [c for c, spec in columns.items() if spec.get("incremental")]
+        plain = path.removeprefix("$.").lower()
+        cursor = hinted[0] if len(hinted) == 1 else plain if plain in columns else None
+        if cursor is None:
+            raise _fail(root, f"resource {resource}'s cursor {path} is not a column of {name}")
+        kind = CURSOR_KINDS.get(str(columns[cursor].get("data_type")))
+        if kind is None:
+            raise _fail(
+                root,
+                f"{name}.{cursor} is {columns[cursor].get('data_type')}: a cursor is read as"
+                " an integer (bigint) or a time (timestamp, date)",
+            )
+        keys = tuple(c for c, spec in columns.items() if spec.get("primary_key"))
+        if not keys:
+            raise _fail(
+                root,
+                f"table {name} has no primary key: its rows have no key to name them by, or"
+                " to match the source extract's",
+            )
+        disposition = str(table.get("write_disposition", "append"))
+        if disposition == "replace":
+            raise _fail(
+                root,
+                f"table {name} is replaced on every load: it keeps no earlier load's rows to audit",
+            )
+        streams[resource] = Stream(name, cursor, keys, kind, disposition)
+    return streams
+
+
+def _read_cursors(
+    con: duckdb.DuckDBPyConnection, root: Path
+) -> tuple[list[dict[str, Any]], dict[str, tuple[str, str]], list[str]]:
+    """Every incremental cursor of every stored state (opened here: a few per load),
+    the resources they name, and the pipelines."""
+    cursors: list[dict[str, Any]] = []
+    owners: dict[str, tuple[str, str, str]] = {}
+    for pipeline, version, load_id, created_at, text in con.execute(
+        sql.load("readers/dlt_states")
+    ).fetchall():
+        try:
+            state = _open_state(text)
+        except (ValueError, UnicodeDecodeError):
+            raise _fail(
+                root,
+                f"state version {version} of pipeline {pipeline} (load {load_id}) cannot be read",
+            ) from None
+        for source, resource, path, entry in _cursors(state):
+            owner = (pipeline, source, path)
+            if owners.setdefault(resource, owner) != owner:
+                raise _fail(
+                    root,
+                    f"resource {resource} has cursors of several pipelines or paths"
+                    f" ({owners[resource]!r}, {owner!r}): one cursor per table is audited",
+                )
+            cursors.append(
+                {
+                    "pipeline_name": pipeline,
+                    "load_id": load_id,
+                    "version": version,
+                    "created_at": created_at,
+                    "resource": resource,
+                    "last_value": _plain(entry.get("last_value")),
+                    "start_value": _plain(entry.get("start_value")),
+                    "boundary_hashes": len(entry.get("unique_hashes") or []),
+                }
+            )
+    wanted = {resource: (source, path) for resource, (_, source, path) in owners.items()}
+    return cursors, wanted, sorted({o[0] for o in owners.values()})
+
+
+CURSOR_SCHEMA = pa.schema(
+    [
+        ("pipeline_name", pa.string()),
+        ("load_id", pa.string()),
+        ("version", pa.int64()),
+        ("created_at", pa.timestamp("ns")),
+        ("stream", pa.string()),
+        ("last_value", pa.string()),
+        ("start_value", pa.string()),
+        ("boundary_hashes", pa.int64()),
+    ]
+)
+
+
+def _rows_view(
+    con: duckdb.DuckDBPyConnection, where: Destination, dataset: str | None, streams: list[Stream]
+) -> None:
+    """rc_dlt_rows (stream, key, cursor as text, load_id): every row of every
+    incremental table."""
+    parts = []
+    for stream in streams:
+        columns = dict.fromkeys([*stream.key_columns, stream.cursor_column], "VARCHAR")
+        columns["_dlt_load_id"] = "VARCHAR"
+        key = ", ".join(f"CAST({quote_identifier(c)} AS VARCHAR)" for c in stream.key_columns)
+        parts.append(
+            f"SELECT {quote_literal(stream.name)} AS stream, concat_ws('|', {key}) AS key,"
+            f" CAST({quote_identifier(stream.cursor_column)} AS VARCHAR) AS cursor,"
+            f" CAST(_dlt_load_id AS VARCHAR) AS load_id"
+            f" FROM {_relation(where, dataset, stream.name, columns)}"
+        )
+    con.execute(f"CREATE TEMP VIEW rc_dlt_rows AS {' UNION ALL '.join(parts)}").fetchall()
+
+
+def read_dlt(path: str | Path, out: Path) -> dict[str, Any]:
+    """Write the contract's tables of the dlt destination at ``path`` into ``out``
+    (an empty folder) and return what the audit's ``inputs`` says of the source."""
+    where = locate(Path(path))
+    fail = partial(_fail, where.root)
+    extract = find_extract(where.extract_folder, fail)
+    readable = [*where.readable(), *([extract] if extract else [])]
+    inside(where.extract_folder, readable, fail)
+    try:
+        with connect(readable, folders=[out]) as con:
+            dataset = _attach(con, where) if where.database is not None else None
+            _raw_views(con, where, dataset)
+            con.sql(sql.load("readers/dlt_loads")).create("rc_dlt_loads")
+            cursors, wanted, pipelines = _read_cursors(con, where.root)
+            if not wanted:
+                raise fail(
+                    f"no stored state ({STATES}) holds an incremental cursor: only a"
+                    " resource read with dlt.sources.incremental has one to audit"
+                )
+            by_resource = _streams(con, where.root, wanted)
+            if not by_resource:
+                raise fail(
+                    "no incremental resource has a table yet (none yielded a row): there"
+                    " is nothing to audit"
+                )
+            kinds = {s.kind for s in by_resource.values()}
+            if len(kinds) > 1:
+                raise fail("its cursors are integers and times: a log set has one coordinate type")
+            kind = kinds.pop()
+            con.execute(sql.load(f"readers/cursor_{kind}")).fetchall()
+            rows = [
+                {**c, "stream": by_resource[c["resource"]].name}
+                for c in cursors
+                if c["resource"] in by_resource
+            ]
+            table = pa.Table.from_pylist(rows, schema=CURSOR_SCHEMA)
+            con.register("rc_dlt_cursors_arrow", table)
+            con.execute(
+                "CREATE TEMP TABLE rc_dlt_cursors AS SELECT * FROM rc_dlt_cursors_arrow"
+            ).fetchall()
+            con.unregister("rc_dlt_cursors_arrow")
+            streams = sorted(by_resource.values(), key=lambda s: s.name)
+            con.register(
+                "rc_dlt_streams_arrow",
+                pa.Table.from_pylist(
+                    [{"stream": s.name, "cursor_column": s.cursor_column} for s in streams]
+                ),
+            )
+            con.execute(
+                "CREATE TEMP TABLE rc_dlt_streams AS SELECT * FROM rc_dlt_streams_arrow"
+            ).fetchall()
+            _rows_view(con, where, dataset, streams)
+            downwards, untimed = con.execute(sql.load("readers/dlt_refusals")).fetchall()[0]
+            if downwards is not None:
+                raise fail(
+                    f"table {downwards}'s cursor went down: a cursor read downwards"
+                    " (last_value_func=min) is not audited"
+                )
+            if untimed is not None:
+                raise fail(
+                    f"rows of load {untimed!r}, which never completed and whose id is not a"
+                    " time: their receipts have no time"
+                )
+            tables = dict(TABLE_QUERIES)
+            if extract is not None:
+                load_extract(con, extract, [s.name for s in streams], fail)
+                tables |= EXTRACT_TABLES
+            loads = con.execute("SELECT count(*) FROM rc_dlt_loads").fetchall()[0][0]
+            write_tables(
+                con,
+                out,
+                tables,
+                {"domain": "discrete" if kind == "int" else "dense", "any_state": dataset is None},
+            )
+    except duckdb.Error as error:
+        raise fail(f"cannot be read: {error}") from None
+    merged = [s.name for s in streams if s.disposition == "merge"]
+    note = (
+        f"; {', '.join(merged)} merged on its key, so only each key's last load of it is kept"
+        if merged
+        else ""
+    )
+    return {
+        "reader": "dlt",
+        "destination": (
+            f"duckdb {where.database.name}, dataset {dataset}"
+            if where.database is not None
+            else f"filesystem {where.folder.relative_to(where.extract_folder).as_posix() or '.'}"
+            if where.folder is not None
+            else ""
+        ),
+        "pipelines": pipelines,
+        "streams": [s.name for s in streams],
+        "loads": loads,
+        "source_extract": extract.name if extract else None,
+        "proves": WHAT_IT_PROVES + (WITH_EXTRACT if extract else WITHOUT_EXTRACT) + note,
+    }
