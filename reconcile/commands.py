@@ -50,7 +50,7 @@ from reconcile.mapping.suggest import suggest_mapping
 from reconcile.problems import DEFAULT_EXAMPLES
 from reconcile.progress import Progress, StepClock, Steps, check_profile, write_profile
 from reconcile.readers import SOURCES
-from reconcile.readers.detect import detect_source
+from reconcile.readers.detect import WHAT, detect_source
 from reconcile.render.audit_text import render_audit_text
 from reconcile.render.diff_out import render_diff_json, render_diff_markdown, render_diff_text
 from reconcile.render.html import render_html
@@ -383,7 +383,7 @@ def _map(args: argparse.Namespace) -> int:
     if source is not None:
         # a framework's own artifacts: its reader, not a mapping (docs/readers.md)
         raise UsageError(
-            f"{folder} holds {source.capitalize()} message streams, which need no mapping:"
+            f"{folder} holds {WHAT[source]}, which needs no mapping:"
             f" run reconcile audit {folder} --source {source} --out DIR (docs/readers.md)"
         )
     text = suggest_mapping(folder)

@@ -1,11 +1,16 @@
 """Which framework's artifacts a folder holds, where that is unambiguous: ``map
 suggest`` names the reader to use instead of guessing a mapping (docs/readers.md).
-Only the first line of each candidate file is read."""
+Only the first line of each candidate JSON Lines file is read, and of a DuckDB file
+its catalog."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+import duckdb
+
+from reconcile.db import connect, quote_literal
 
 SINGER_TYPES = frozenset({"SCHEMA", "RECORD", "STATE", "ACTIVATE_VERSION", "BATCH"})
 
@@ -19,14 +24,55 @@ def _first_message(path: Path) -> object:
         return None
 
 
-def detect_source(folder: Path) -> str | None:
-    """``singer`` where every ``*.jsonl`` file of ``folder`` starts with a Singer
-    message (and there is one); else None."""
+# What each reader's artifacts are, as map suggest names them.
+WHAT = {
+    "dlt": "a dlt destination",
+    "singer": "Singer message streams",
+}
+
+
+def _holds_dlt_dataset(database: Path) -> bool:
+    """Whether a DuckDB file holds a dlt dataset (a ``_dlt_loads`` table), read
+    read-only in the sandbox; a file DuckDB cannot open holds none."""
+    try:
+        with connect([database, database.with_name(database.name + ".wal")]) as con:
+            con.execute(f"ATTACH {quote_literal(str(database))} AS rc_probe (READ_ONLY)")
+            found = con.execute(
+                "SELECT count(*) FROM duckdb_tables()"
+                " WHERE database_name = 'rc_probe' AND table_name = '_dlt_loads'"
+            ).fetchall()
+    except duckdb.Error:
+        return False
+    return bool(found[0][0])
+
+
+def _is_dlt(folder: Path) -> bool:
+    """A dlt filesystem dataset (``_dlt_loads/``), or a folder holding such a
+    dataset or a DuckDB file with one (the dlt reader says which, where several)."""
+    if (folder / "_dlt_loads").is_dir():
+        return True
+    if any((p / "_dlt_loads").is_dir() for p in folder.iterdir() if p.is_dir()):
+        return True
+    return any(_holds_dlt_dataset(p) for p in folder.glob("*.duckdb") if p.is_file())
+
+
+def _is_singer(folder: Path) -> bool:
+    """Every ``*.jsonl`` file of ``folder`` starts with a Singer message (and there
+    is one)."""
     runs = sorted(p for p in folder.glob("*.jsonl") if p.is_file())
     if not runs:
-        return None
+        return False
     for run in runs:
         message = _first_message(run)
         if not isinstance(message, dict) or message.get("type") not in SINGER_TYPES:
-            return None
-    return "singer"
+            return False
+    return True
+
+
+def detect_source(folder: Path) -> str | None:
+    """The reader whose artifacts ``folder`` holds, where one does; else None."""
+    if _is_dlt(folder):
+        return "dlt"
+    if _is_singer(folder):
+        return "singer"
+    return None

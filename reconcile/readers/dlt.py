@@ -209,11 +209,11 @@ def _attach(con: duckdb.DuckDBPyConnection, where: Destination) -> str:
     return str(datasets[0])
 
 
-def _table_files(where: Destination, table: str) -> list[Path]:
+def _table_files(where: Destination, table: str, *, empty_ok: bool = False) -> list[Path]:
     assert where.folder is not None
     folder = where.folder / table
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name.endswith(DATA_SUFFIXES))
-    if not files:
+    if not files and not empty_ok:
         raise _fail(where.root, f"table {table} has no Parquet or JSON Lines file under {table}/")
     if len({p.suffix == ".parquet" for p in files}) > 1:
         raise _fail(where.root, f"table {table} mixes Parquet and JSON Lines files")
@@ -225,6 +225,10 @@ def _relation(where: Destination, dataset: str | None, table: str, columns: dict
     table folder's files (JSON Lines read with ``columns``' types)."""
     if dataset is not None:
         return f"rc_src.{quote_identifier(dataset)}.{quote_identifier(table)}"
+    if table in RAW_COLUMNS and not _table_files(where, table, empty_ok=True):
+        # one of dlt's own tables with no row yet (no state stored, say): empty
+        typed = ", ".join(f"CAST(NULL AS {t}) AS {quote_identifier(c)}" for c, t in columns.items())
+        return f"(SELECT {typed} WHERE false)"
     files = _table_files(where, table)
     paths = "[" + ", ".join(quote_literal(str(p)) for p in files) + "]"
     if files[0].suffix == ".parquet":

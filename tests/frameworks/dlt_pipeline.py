@@ -14,6 +14,7 @@ import csv
 import json
 import os
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -31,6 +32,8 @@ from reconcile.cli import main
 
 PAGE = 3  # rows per page of the API
 DATASET = "shop"
+# With times, cursor value n is this instant plus n hours.
+EPOCH = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 def rows(ids: range, step: int = 2) -> list[dict[str, Any]]:
@@ -74,10 +77,20 @@ class Pipeline:
     """A source, a dlt pipeline over it, and its destination under ``folder``."""
 
     def __init__(
-        self, folder: Path, *, range_start: str = "closed", destination: str = "duckdb"
+        self,
+        folder: Path,
+        *,
+        range_start: str = "closed",
+        destination: str = "duckdb",
+        times: bool = False,
+        dest: Path | None = None,
     ) -> None:
+        """``times``: the cursor is a timestamp (:data:`EPOCH` plus the rows' value in
+        hours), else an integer; ``dest``: where the destination goes (default
+        ``folder/dest``)."""
         self.folder, self.range_start, self.kind = folder, range_start, destination
-        self.dest = folder / "dest"
+        self.times = times
+        self.dest = folder / "dest" if dest is None else dest
         self.dest.mkdir(parents=True, exist_ok=True)
         self.api = Api()
         self.workers = 0  # each worker has its own working folder (local state)
@@ -90,22 +103,31 @@ class Pipeline:
     def _destination(self) -> Any:
         if self.kind == "duckdb":
             return dlt.destinations.duckdb(str(self.dest / "pipeline.duckdb"))
-        return dlt.destinations.filesystem(self.dest.as_uri())
+        return dlt.destinations.filesystem(self.dest.resolve().as_uri())
+
+    def cursor(self, value: int) -> Any:
+        """A row's cursor value as the source serves it."""
+        return EPOCH + timedelta(hours=value) if self.times else value
 
     def _resource(self) -> Any:
-        api, strict = self.api, self.range_start == "open"
+        api, strict, times = self.api, self.range_start == "open", self.times
+        start = self.cursor(-1)  # below every row's
 
         @dlt.resource(name="items", primary_key="id", write_disposition="append")
         def items(
             # dlt's own idiom: the cursor is the argument's default
             updated_at: Any = dlt.sources.incremental(  # noqa: B008
-                "updated_at", initial_value=-1, range_start=self.range_start
+                "updated_at", initial_value=start, range_start=self.range_start
             ),
         ) -> Iterator[list[dict[str, Any]]]:
             # the cursor as the run started: last_value moves as pages are read
             since, token = updated_at.last_value, None
+            if times:
+                since = round((since - EPOCH) / timedelta(hours=1))
             while True:
                 page, token = api.page(since, strict, token)
+                for row in page:
+                    row["updated_at"] = self.cursor(row["updated_at"])
                 yield page
                 if token is None:
                     return
@@ -142,7 +164,7 @@ class Pipeline:
         with (self.dest / "source.csv").open("w", newline="") as handle:
             out = csv.writer(handle)
             out.writerow(["key", "cursor"])
-            out.writerows([r["id"], r["updated_at"]] for r in self.api.rows)
+            out.writerows([r["id"], self.cursor(r["updated_at"])] for r in self.api.rows)
 
     def audit(self, tmp: Path) -> pl.DataFrame:
         """The extract of the source as it is now, then the audit's findings."""
