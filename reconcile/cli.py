@@ -286,14 +286,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     auditing.add_argument(
         "--source",
-        choices=["dlt", "singer"],
+        choices=["airbyte", "dlt", "singer"],
         default=None,
         help="LOGSET is a framework's own artifacts, read by its reader"
-        " (docs/readers.md): dlt, a destination (a DuckDB database file, a filesystem"
-        " dataset folder, or a folder holding one); singer, a folder of Singer message"
-        " streams (*.jsonl, one per run). A folder may hold a source extract"
-        " (source.csv or source.parquet: key, cursor). Default: LOGSET is in the"
-        " contract's layout",
+        " (docs/readers.md): airbyte, a folder of Airbyte syncs' messages (*.jsonl, one"
+        " per sync) with the configured catalog (catalog.json); dlt, a destination (a"
+        " DuckDB database file, a filesystem dataset folder, or a folder holding one);"
+        " singer, a folder of Singer message streams (*.jsonl, one per run). A folder"
+        " may hold a source extract (source.csv or source.parquet: key, cursor)."
+        " Default: LOGSET is in the contract's layout",
     )
     _engine_options(auditing)
 

@@ -144,7 +144,7 @@ def page(
 
 # bundled folders of a framework's own artifacts, read by its reader (--source), not
 # log sets in the contract's layout: data/README.md, docs/readers.md
-FRAMEWORK_EXAMPLES = {"dlt": "dlt", "singer": "singer"}
+FRAMEWORK_EXAMPLES = {"airbyte": "airbyte", "dlt": "dlt", "singer": "singer"}
 
 
 def own_mapping(path: Path) -> str | None:

@@ -6,9 +6,10 @@ then runs on that log set as on any other (``reconcile audit PATH --source NAME`
 
 from __future__ import annotations
 
+from reconcile.readers.airbyte import read_airbyte
 from reconcile.readers.dlt import read_dlt
 from reconcile.readers.singer import read_singer
 
-SOURCES = {"dlt": read_dlt, "singer": read_singer}
+SOURCES = {"airbyte": read_airbyte, "dlt": read_dlt, "singer": read_singer}
 
-__all__ = ["SOURCES", "read_dlt", "read_singer"]
+__all__ = ["SOURCES", "read_airbyte", "read_dlt", "read_singer"]

@@ -13,6 +13,17 @@ import duckdb
 from reconcile.db import connect, quote_literal
 
 SINGER_TYPES = frozenset({"SCHEMA", "RECORD", "STATE", "ACTIVATE_VERSION", "BATCH"})
+# An Airbyte message names its type and carries its body under that type's key.
+AIRBYTE_BODIES = {
+    "RECORD": "record",
+    "STATE": "state",
+    "LOG": "log",
+    "TRACE": "trace",
+    "CONTROL": "control",
+    "CATALOG": "catalog",
+    "SPEC": "spec",
+    "CONNECTION_STATUS": "connectionStatus",
+}
 
 
 def _first_message(path: Path) -> object:
@@ -26,6 +37,7 @@ def _first_message(path: Path) -> object:
 
 # What each reader's artifacts are, as map suggest names them.
 WHAT = {
+    "airbyte": "Airbyte messages",
     "dlt": "a dlt destination",
     "singer": "Singer message streams",
 }
@@ -56,6 +68,23 @@ def _is_dlt(folder: Path) -> bool:
     return any(_holds_dlt_dataset(p) for p in folder.glob("*.duckdb") if p.is_file())
 
 
+def _is_airbyte(folder: Path) -> bool:
+    """A configured catalog (``catalog.json``) beside ``*.jsonl`` files that each
+    start with an Airbyte message (a body under its type's key, and no Singer
+    ``stream`` beside it)."""
+    runs = sorted(p for p in folder.glob("*.jsonl") if p.is_file())
+    if not runs or not (folder / "catalog.json").is_file():
+        return False
+    for run in runs:
+        message = _first_message(run)
+        if not isinstance(message, dict) or "stream" in message:
+            return False
+        body = AIRBYTE_BODIES.get(str(message.get("type")))
+        if body is None or not isinstance(message.get(body), dict):
+            return False
+    return True
+
+
 def _is_singer(folder: Path) -> bool:
     """Every ``*.jsonl`` file of ``folder`` starts with a Singer message (and there
     is one)."""
@@ -73,6 +102,8 @@ def detect_source(folder: Path) -> str | None:
     """The reader whose artifacts ``folder`` holds, where one does; else None."""
     if _is_dlt(folder):
         return "dlt"
+    if _is_airbyte(folder):
+        return "airbyte"
     if _is_singer(folder):
         return "singer"
     return None

@@ -23,6 +23,22 @@ EXTRACT_TABLES = {
 }
 
 Fail = Callable[[str], InputError]
+# JSON's types of a cursor value, as a user reads them.
+JSON_KINDS = {
+    "BIGINT": "integers",
+    "UBIGINT": "integers",
+    "DOUBLE": "decimals",
+    "VARCHAR": "text",
+    "BOOLEAN": "booleans",
+    "OBJECT": "objects",
+    "ARRAY": "arrays",
+}
+
+
+def kinds_text(kinds: set[str]) -> str:
+    """The JSON types of the cursor values, in words: ``integers and text``."""
+    words = sorted({JSON_KINDS.get(k, k.lower()) for k in kinds})
+    return " and ".join(words)
 
 
 def inside(folder: Path, files: Sequence[Path], fail: Fail) -> None:

@@ -34,6 +34,7 @@ from reconcile.readers.extract import (
     EXTRACT_TABLES,
     find_extract,
     inside,
+    kinds_text,
     load_extract,
     write_tables,
 )
@@ -83,7 +84,7 @@ def _cursor_kind(con: duckdb.DuckDBPyConnection, folder: Path) -> str:
         return "time"
     raise _fail(
         folder,
-        f"replication key values are {', '.join(sorted(kinds))}: a log set has one"
+        f"replication key values are {kinds_text(kinds)}: a log set has one"
         " coordinate type, integers or timestamps (ISO text)",
     )
 

@@ -1,0 +1,25 @@
+-- checkpoints, without compare-and-swap (docs/contract.md §3): every per-stream state
+-- of every STATE message (rc_airbyte_states), a write of its stream's checkpoint
+-- claiming through its cursor field's value, inclusive (the strongest reading of
+-- "synced up to"; the receipts judge it). A STATE carries no time: it is dated at the
+-- last time before it plus one microsecond per STATE since that time, so that writes
+-- keep the order they were emitted in and follow the records before them. A state
+-- without the cursor's value (a stream not read yet: {}) claims nothing.
+SELECT
+    st.stream AS scope_id,
+    st.stream AS partition_id,
+    st.sync AS attempt_id,
+    make_timestamp_ns(
+        epoch_ns(st.msg_at)
+        + 1000 * dense_rank() OVER (PARTITION BY st.msg_at ORDER BY st.sync_no, st.line)
+    ) AS written_at,
+    CAST(NULL AS VARCHAR) AS resume_token,
+    CAST(NULL AS VARCHAR) AS page_id,
+    rc_source_cursor(json_extract_string(st.blob, s.cursor_path)) AS watermark,
+    true AS watermark_inclusive,
+    CAST(NULL AS VARCHAR) AS watermark_event_id,
+    CAST(NULL AS VARCHAR) AS ordering
+FROM rc_airbyte_states AS st
+JOIN rc_airbyte_streams AS s USING (stream)
+WHERE s.sync_mode = 'incremental' AND json_extract(st.blob, s.cursor_path) IS NOT NULL
+ORDER BY st.sync_no, st.line

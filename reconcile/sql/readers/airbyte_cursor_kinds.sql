@@ -1,0 +1,15 @@
+-- The JSON types of every cursor value of the incremental streams (records' and
+-- states'): the reader takes int64 when all are integers, else timestamps.
+SELECT DISTINCT json_type(v) AS kind
+FROM (
+    SELECT json_extract(json_extract(m.record, '$.data'), s.cursor_path) AS v
+    FROM rc_airbyte_messages AS m
+    JOIN rc_airbyte_streams AS s USING (stream)
+    WHERE m.type = 'RECORD' AND s.sync_mode = 'incremental'
+    UNION ALL
+    SELECT json_extract(st.blob, s.cursor_path)
+    FROM rc_airbyte_states AS st
+    JOIN rc_airbyte_streams AS s USING (stream)
+    WHERE s.sync_mode = 'incremental'
+)
+WHERE v IS NOT NULL

@@ -1,0 +1,235 @@
+"""The Airbyte reader on syncs written here by hand, in the protocol's own shapes:
+what each message becomes (STREAM, GLOBAL and LEGACY states alike), and what is
+refused. tests/test_airbyte.py runs the real CDK."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from reconcile.cli import main
+from reconcile.readers import read_airbyte
+
+MS = 1_796_000_000_000  # an emitted_at, in milliseconds
+
+
+def _catalog(**stream: Any) -> dict[str, Any]:
+    entry = {
+        "stream": {"name": "items", "json_schema": {}},
+        "sync_mode": "incremental",
+        "cursor_field": ["updated_at"],
+        "primary_key": [["id"]],
+        "destination_sync_mode": "append",
+        **stream,
+    }
+    return {"streams": [entry]}
+
+
+def _record(key: str, cursor: Any, n: int, stream: str = "items", **data: Any) -> dict[str, Any]:
+    row = {"id": key, "updated_at": cursor, **data}
+    return {"type": "RECORD", "record": {"stream": stream, "data": row, "emitted_at": MS + n}}
+
+
+def _stream_state(value: Any, name: str = "items") -> dict[str, Any]:
+    blob = {"updated_at": value}
+    descriptor = {"name": name}
+    return {"type": "STATE", "state": {"type": "STREAM", "stream": {
+        "stream_descriptor": descriptor, "stream_state": blob}}}  # fmt: skip
+
+
+def _global_state(value: Any) -> dict[str, Any]:
+    entry = {"stream_descriptor": {"name": "items"}, "stream_state": {"updated_at": value}}
+    return {"type": "STATE", "state": {"type": "GLOBAL", "global": {
+        "shared_state": {"lsn": 7}, "stream_states": [entry]}}}  # fmt: skip
+
+
+def _legacy_state(value: Any, typed: bool = True) -> dict[str, Any]:
+    state: dict[str, Any] = {"data": {"items": {"updated_at": value}}}
+    if typed:
+        state["type"] = "LEGACY"
+    return {"type": "STATE", "state": state}
+
+
+LOG = {"type": "LOG", "log": {"level": "INFO", "message": "Starting syncing"}}
+
+
+def _logs(
+    folder: Path,
+    syncs: list[list[dict[str, Any]]],
+    catalog: dict[str, Any] | None = None,
+    extract: str | None = None,
+) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "catalog.json").write_text(json.dumps(catalog or _catalog()))
+    for n, messages in enumerate(syncs, start=1):
+        text = "".join(json.dumps(m) + "\n" for m in [LOG, *messages])
+        (folder / f"sync-{n:03d}.jsonl").write_text(text)
+    if extract is not None:
+        (folder / "source.csv").write_text(extract)
+    return folder
+
+
+def _read(folder: Path, tmp: Path) -> tuple[dict[str, Any], dict[str, pl.DataFrame]]:
+    out = tmp / "read"
+    out.mkdir(parents=True)
+    said = read_airbyte(folder, out)
+    return said, {p.stem: pl.read_parquet(p) for p in out.glob("*.parquet")}
+
+
+def _refused(folder: Path, tmp: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    code = main(["audit", str(folder), "--source", "airbyte", "--out", str(tmp / "report")])
+    assert code == 2
+    assert not (tmp / "report").exists()
+    return " ".join(capsys.readouterr().err.split())
+
+
+@pytest.mark.parametrize("state", [_stream_state, _global_state, _legacy_state])
+def test_every_kind_of_state_is_a_checkpoint(tmp_path: Path, state: Any) -> None:
+    logs = _logs(
+        tmp_path / "logs",
+        [[_record("a", 1, 0), _record("b", 2, 1), state(2)], [_record("c", 3, 5), state(3)]],
+    )
+    said, tables = _read(logs, tmp_path)
+    assert said["reader"] == "airbyte"
+    assert said["runs"] == ["sync-001.jsonl", "sync-002.jsonl"]
+    assert tables["scopes"].rows() == [("items", "updated_at", "discrete")]
+    checkpoints = tables["checkpoints"]
+    assert checkpoints.select("watermark", "watermark_inclusive", "attempt_id").rows() == [
+        (2, True, "sync-001.jsonl"),
+        (3, True, "sync-002.jsonl"),
+    ]
+    # a state is dated a microsecond after the last record before it
+    assert str(checkpoints["written_at"][0]).endswith(".001001")
+    receipts = tables["receipts"]
+    assert receipts.select("event_id", "position", "outcome").rows() == [
+        ("a", 1, "committed"),
+        ("b", 2, "committed"),
+        ("c", 3, "committed"),
+    ]
+
+
+def test_a_legacy_state_without_a_type(tmp_path: Path) -> None:
+    logs = _logs(tmp_path / "logs", [[_record("a", 1, 0), _legacy_state(1, typed=False)]])
+    _, tables = _read(logs, tmp_path)
+    assert tables["checkpoints"]["watermark"].to_list() == [1]
+
+
+def test_a_row_no_sync_delivered_is_named(tmp_path: Path) -> None:
+    logs = _logs(
+        tmp_path / "logs",
+        [[_record("a", 1, 0), _record("c", 3, 1), _stream_state(3)]],
+        extract="key,cursor\na,1\nb,2\nc,3\n",
+    )
+    out = tmp_path / "report"
+    assert main(["audit", str(logs), "--source", "airbyte", "--out", str(out)]) == 1
+    findings = pl.read_parquet(out / "findings.parquet")
+    assert findings.filter(pl.col("rule") == "skipped_event")["event_id"].to_list() == ["b"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["inputs"]["source"]["source_extract"] == "source.csv"
+
+
+def test_namespaces_nested_keys_and_times(tmp_path: Path) -> None:
+    catalog = _catalog(
+        stream={"name": "items", "namespace": "shop", "json_schema": {}},
+        primary_key=[["id"], ["meta", "region"]],
+        cursor_field=["meta", "changed"],
+    )
+    record = {
+        "type": "RECORD",
+        "record": {
+            "stream": "items",
+            "namespace": "shop",
+            "emitted_at": MS,
+            "data": {"id": "a", "meta": {"region": "eu", "changed": "2026-11-01T05:00:00+01:00"}},
+        },
+    }
+    state = {"type": "STATE", "state": {"type": "STREAM", "stream": {
+        "stream_descriptor": {"name": "items", "namespace": "shop"},
+        "stream_state": {"meta": {"changed": "2026-11-01T04:00:00Z"}}}}}  # fmt: skip
+    logs = _logs(tmp_path / "logs", [[record, state]], catalog=catalog)
+    _, tables = _read(logs, tmp_path)
+    assert tables["scopes"].rows() == [("shop.items", "meta.changed", "dense")]
+    receipts = tables["receipts"]
+    assert receipts["event_id"].to_list() == ["a|eu"]
+    assert str(receipts["position"][0]) == "2026-11-01 04:00:00"  # the offset honoured
+    assert str(tables["checkpoints"]["watermark"][0]) == "2026-11-01 04:00:00"
+
+
+def test_full_refresh_streams_are_not_audited(tmp_path: Path) -> None:
+    catalog = _catalog()
+    catalog["streams"].append(
+        {"stream": {"name": "users", "json_schema": {}}, "sync_mode": "full_refresh",
+         "destination_sync_mode": "overwrite"}
+    )  # fmt: skip
+    logs = _logs(
+        tmp_path / "logs",
+        [[_record("a", 1, 0), _record("u", None, 1, stream="users"), _stream_state(1)]],
+        catalog=catalog,
+    )
+    said, tables = _read(logs, tmp_path)
+    assert said["streams"] == ["items"]
+    assert said["not_audited"] == ["users"]
+    assert tables["receipts"]["event_id"].to_list() == ["a"]
+
+
+def test_a_stream_not_read_yet_claims_nothing(tmp_path: Path) -> None:
+    empty = _stream_state(1)
+    empty["state"]["stream"]["stream_state"] = {}
+    logs = _logs(tmp_path / "logs", [[empty, _record("a", 1, 0), _stream_state(1)]])
+    _, tables = _read(logs, tmp_path)
+    assert tables["checkpoints"]["watermark"].to_list() == [1]
+
+
+def test_what_it_cannot_read_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sliced = _stream_state(1)
+    sliced["state"]["stream"]["stream_state"] = {
+        "state_type": "date-range",
+        "slices": [{"start": "2026-11-01", "end": "2026-11-02"}],
+    }
+    cases = [
+        ([[_record("a", 1, 0), sliced]], None, "does not hold its cursor field's value"),
+        ([[_record("a", 1, 0)]], _catalog(primary_key=[]), "has no primary key or no cursor"),
+        ([[_record("a", 1, 0), _record("x", 1, 1, stream="other")]], None,
+         "records of stream other, which catalog.json does not name"),
+        ([[_record("a", 1, 0), _record("b", "2026-11-01", 1)]], None,
+         "cursor values are integers and text"),
+        ([[_record("a", 1, 0)]], _catalog(sync_mode="full_refresh"), "no stream of catalog.json"),
+    ]  # fmt: skip
+    for n, (syncs, catalog, said) in enumerate(cases):
+        logs = _logs(tmp_path / f"logs{n}", syncs, catalog=catalog)
+        assert said in _refused(logs, tmp_path / f"o{n}", capsys)
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "sync-001.jsonl").write_text(json.dumps(LOG) + "\n")
+    assert "holds no catalog.json" in _refused(bare, tmp_path / "o-bare", capsys)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert "holds no sync" in _refused(empty, tmp_path / "o-empty", capsys)
+
+
+def test_a_sync_that_leads_outside_the_folder_is_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    logs = _logs(tmp_path / "logs", [[_record("a", 1, 0)]])
+    outside = tmp_path / "elsewhere.jsonl"
+    outside.write_text(json.dumps(_record("x", 1, 0)) + "\n")
+    (logs / "sync-002.jsonl").symlink_to(outside)
+    assert "sync-002.jsonl leads outside the folder" in _refused(logs, tmp_path / "o", capsys)
+
+
+def test_map_suggest_names_the_airbyte_reader(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    logs = _logs(tmp_path / "logs", [[_record("a", 1, 0), _stream_state(1)]])
+    assert main(["map", "suggest", str(logs)]) == 2
+    said = " ".join(capsys.readouterr().err.split())
+    assert "holds Airbyte messages, which needs no mapping" in said
+    assert f"run reconcile audit {logs} --source airbyte --out DIR" in said
+    # the same lines without a catalog: a mapping is suggested, no reader named
+    (logs / "catalog.json").unlink()
+    main(["map", "suggest", str(logs)])
+    assert "--source airbyte" not in capsys.readouterr().err
