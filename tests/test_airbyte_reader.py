@@ -5,6 +5,7 @@ refused. tests/test_airbyte.py runs the real CDK."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -233,3 +234,56 @@ def test_map_suggest_names_the_airbyte_reader(
     (logs / "catalog.json").unlink()
     main(["map", "suggest", str(logs)])
     assert "--source airbyte" not in capsys.readouterr().err
+
+
+def _raw_row(key: str, cursor: int, n: int, loaded: str | None) -> dict[str, Any]:
+    return {
+        "_airbyte_raw_id": f"raw-{key}",
+        # the record's emitted_at
+        "_airbyte_extracted_at": datetime.fromtimestamp((MS + n) / 1000, UTC).isoformat(),
+        "_airbyte_loaded_at": loaded,
+        "_airbyte_data": json.dumps({"id": key, "updated_at": cursor}),
+        "_airbyte_meta": json.dumps({"sync_id": "s1"}),
+    }
+
+
+@pytest.mark.parametrize("name", ["items.parquet", "shop_raw__stream_items.parquet"])
+def test_raw_tables_are_the_receipts(tmp_path: Path, name: str) -> None:
+    """With the destination's raw tables (here as Parquet, by the stream's name or
+    Airbyte's raw table name), a raw row is committed when it reached the final
+    table and failed while it has not; the messages' RECORDs are not receipts."""
+    logs = _logs(tmp_path / "logs", [[_record("a", 1, 0), _record("b", 2, 1), _stream_state(2)]])
+    (logs / "raw").mkdir()
+    pl.DataFrame(
+        [_raw_row("a", 1, 0, "2026-11-30T01:00:00+00:00"), _raw_row("b", 2, 1, None)]
+    ).write_parquet(logs / "raw" / name)
+    said, tables = _read(logs, tmp_path)
+    assert said["raw_tables"] == [f"raw/{name}"]
+    assert "raw tables" in said["proves"]
+    receipts = tables["receipts"].sort("event_id")
+    assert receipts.select("event_id", "position", "outcome", "attempt_id").rows() == [
+        ("a", 1, "committed", "s1"),
+        ("b", 2, "failed", "s1"),
+    ]
+    assert [str(t) for t in receipts["recorded_at"]] == [
+        "2026-11-30 01:00:00",
+        "2026-11-30 00:53:20.001000",  # b, failed: when it was extracted
+    ]
+    # the state follows the loading of the rows before it (a's), a microsecond on
+    assert str(tables["checkpoints"]["written_at"][0]) == "2026-11-30 01:00:00.000001"
+
+
+def test_raw_tables_that_match_no_stream_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    logs = _logs(tmp_path / "logs", [[_record("a", 1, 0), _stream_state(1)]])
+    (logs / "raw").mkdir()
+    (logs / "raw" / "users.jsonl").write_text(json.dumps(_raw_row("a", 1, 0, None)) + "\n")
+    assert "raw/users.jsonl is the raw table of no stream" in _refused(logs, tmp_path / "1", capsys)
+    (logs / "raw" / "users.jsonl").rename(logs / "raw" / "other.csv")
+    catalog = _catalog()
+    catalog["streams"].append({**catalog["streams"][0], "stream": {"name": "other"}})
+    (logs / "catalog.json").write_text(json.dumps(catalog))
+    assert "holds no raw table of incremental stream(s) items" in _refused(
+        logs, tmp_path / "2", capsys
+    )

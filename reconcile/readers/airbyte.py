@@ -41,6 +41,14 @@ from reconcile.readers.extract import (
 )
 
 CATALOG = "catalog.json"
+RAW = "raw"  # the destination's raw tables, a file (or a folder of files) per stream
+RAW_SUFFIXES = (".jsonl", ".jsonl.gz", ".parquet", ".csv")
+RAW_COLUMNS = ("_airbyte_raw_id", "_airbyte_extracted_at", "_airbyte_loaded_at", "_airbyte_data")
+# An empty rc_airbyte_raw_files, where no raw table is given.
+NO_RAW = (
+    "SELECT NULL::VARCHAR AS stream, NULL::VARCHAR AS raw_id, NULL::VARCHAR AS extracted,"
+    " NULL::VARCHAR AS loaded, NULL::JSON AS data, NULL::JSON AS meta WHERE false"
+)
 CATALOG_COLUMNS = (
     "{'streams': 'STRUCT(stream STRUCT(name VARCHAR, namespace VARCHAR,"
     " source_defined_primary_key VARCHAR[][], default_cursor_field VARCHAR[]),"
@@ -58,6 +66,11 @@ WHAT_IT_PROVES = (
 )
 WITH_EXTRACT = (
     "; the source extract is a snapshot of the source, so rows no sync delivered are proven skipped"
+)
+WITH_RAW = (
+    "; receipts from the destination's raw tables instead: a row is committed when it"
+    " reached the final table (_airbyte_loaded_at), failed while it has not, and a state"
+    " is dated no earlier than the loading of the rows before it"
 )
 WITHOUT_EXTRACT = (
     "; no source extract (source.csv or source.parquet), so a row no sync delivered cannot be seen"
@@ -81,6 +94,85 @@ def _syncs(folder: Path) -> list[Path]:
             " stream's primary key and cursor field, which the messages do not carry",
         )
     return syncs
+
+
+def _raw_files(root: Path) -> list[Path]:
+    folder = root / RAW
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.name.endswith(RAW_SUFFIXES))
+
+
+def _stream_of(path: Path, raw: Path, streams: dict[str, str]) -> str | None:
+    """The stream a raw table's file belongs to: its name (or its folder's, under
+    raw/) is the stream's (``items``, ``shop.items``) or Airbyte's raw table name
+    (``shop_raw__stream_items``). ``streams``: stream -> its name without namespace."""
+    top = path.relative_to(raw).parts[0]
+    stem = top
+    for suffix in RAW_SUFFIXES:
+        stem = stem.removesuffix(suffix)
+    if stem in streams:
+        return stem
+    found = [s for s, name in streams.items() if stem.endswith(f"_raw__stream_{name}")]
+    return found[0] if len(found) == 1 else None
+
+
+def _raw_view(
+    con: duckdb.DuckDBPyConnection, root: Path, files: list[Path], fail: partial[InputError]
+) -> None:
+    """rc_airbyte_raw_files (stream, raw_id, extracted, loaded, data, meta): every row
+    of every incremental stream's raw table under raw/, or none."""
+    if not files:
+        con.execute(f"CREATE TEMP VIEW rc_airbyte_raw_files AS {NO_RAW}").fetchall()
+        return
+    rows = con.execute("SELECT stream, name FROM rc_airbyte_streams").fetchall()
+    incremental = {
+        r[0]
+        for r in con.execute(
+            "SELECT stream FROM rc_airbyte_streams WHERE sync_mode = 'incremental'"
+        ).fetchall()
+    }
+    streams: dict[str, str] = dict(rows)
+    by_stream: dict[str, list[Path]] = {}
+    for path in files:
+        stream = _stream_of(path, root / RAW, streams)
+        if stream is None:
+            raise fail(
+                f"{path.relative_to(root)} is the raw table of no stream of {CATALOG}: name"
+                " it after its stream (items.jsonl) or its raw table (ns_raw__stream_items)"
+            )
+        by_stream.setdefault(stream, []).append(path)
+    lacking = sorted(incremental - set(by_stream))
+    if lacking:
+        raise fail(f"{RAW}/ holds no raw table of incremental stream(s) {', '.join(lacking)}")
+    parts = []
+    for stream, paths in sorted(by_stream.items()):
+        if stream not in incremental:
+            continue
+        formats = {p.suffix if p.suffix in (".parquet", ".csv") else ".jsonl" for p in paths}
+        if len(formats) > 1:
+            raise fail(f"the raw table of {stream} mixes file formats ({', '.join(formats)})")
+        listed = "[" + ", ".join(quote_literal(str(p)) for p in paths) + "]"
+        if paths[0].suffix == ".parquet":
+            source = f"read_parquet({listed}, union_by_name = true)"
+        elif paths[0].suffix == ".csv":
+            source = f"read_csv({listed}, all_varchar = true, union_by_name = true)"
+        else:
+            columns = ", ".join(
+                f"{quote_literal(c)}: 'VARCHAR'" for c in RAW_COLUMNS if c != "_airbyte_data"
+            )
+            source = (
+                f"read_json({listed}, format = 'newline_delimited', columns = {{{columns},"
+                " '_airbyte_data': 'JSON', '_airbyte_meta': 'JSON'})"
+            )
+        meta = "CAST(_airbyte_meta AS JSON)"
+        parts.append(
+            f"SELECT {quote_literal(stream)} AS stream, CAST(_airbyte_raw_id AS VARCHAR) AS"
+            " raw_id, CAST(_airbyte_extracted_at AS VARCHAR) AS extracted,"
+            " CAST(_airbyte_loaded_at AS VARCHAR) AS loaded,"
+            f" CAST(_airbyte_data AS JSON) AS data, {meta} AS meta FROM {source}"
+        )
+    con.execute(f"CREATE TEMP VIEW rc_airbyte_raw_files AS {' UNION ALL '.join(parts)}").fetchall()
 
 
 def _table(con: duckdb.DuckDBPyConnection, name: str, query: str, **params: Any) -> None:
@@ -127,7 +219,8 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
     fail = partial(_fail, root)
     extract = find_extract(root, fail)
     catalog = root / CATALOG
-    readable = [*syncs, catalog, *([extract] if extract else [])]
+    raw = _raw_files(root)
+    readable = [*syncs, catalog, *raw, *([extract] if extract else [])]
     inside(root, readable, fail)
     names = [sync.relative_to(root).as_posix() for sync in syncs]
     try:
@@ -147,6 +240,8 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
             )
             _table(con, "rc_airbyte_states", "readers/airbyte_states")
             _refuse(con, fail)
+            _raw_view(con, root, raw, fail)
+            _table(con, "rc_airbyte_raw", "readers/airbyte_raw")
             streams = con.execute(
                 "SELECT stream, sync_mode = 'incremental' FROM rc_airbyte_streams ORDER BY 1"
             ).fetchall()
@@ -159,6 +254,8 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
             kind = _cursor_kind(con, fail)
             con.execute(sql.load(f"readers/cursor_{kind}")).fetchall()
             tables = dict(TABLE_QUERIES)
+            if raw:
+                tables["receipts"] = "readers/airbyte_raw_receipts"
             if extract is not None:
                 load_extract(con, extract, audited, fail)
                 tables |= EXTRACT_TABLES
@@ -171,5 +268,8 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
         "streams": audited,
         "not_audited": [name for name, incremental in streams if not incremental],
         "source_extract": extract.name if extract else None,
-        "proves": WHAT_IT_PROVES + (WITH_EXTRACT if extract else WITHOUT_EXTRACT),
+        "raw_tables": sorted({p.relative_to(root).as_posix() for p in raw}),
+        "proves": WHAT_IT_PROVES
+        + (WITH_RAW if raw else "")
+        + (WITH_EXTRACT if extract else WITHOUT_EXTRACT),
     }

@@ -105,10 +105,15 @@ class Pipeline:
         cursor: str,
         logs: Path | None = None,
         checkpoint_every: int | None = None,
+        raw: bool = False,
     ) -> None:
         """``checkpoint_every``: the source emits a state every so many records, else
-        one at the end of each sync."""
+        one at the end of each sync. ``raw``: each sync's messages also go through
+        the real CDK destination of :mod:`tests.frameworks.airbyte_destination`,
+        whose raw tables land in ``logs/raw``, and the platform keeps the states the
+        destination echoed."""
         self.folder, self.cursor, self.every = folder, cursor, checkpoint_every
+        self.raw = raw
         self.logs = folder / "logs" if logs is None else logs
         self.logs.mkdir(parents=True, exist_ok=logs is not None)
         (self.logs / "catalog.json").write_text(json.dumps(catalog(), indent=2) + "\n")
@@ -117,14 +122,19 @@ class Pipeline:
         self.runs = 0
 
     def run(
-        self, *, commit_state: bool = True, die_after_states: int | None = None
+        self,
+        *,
+        commit_state: bool = True,
+        die_after_states: int | None = None,
+        destination: dict[str, Any] | None = None,
     ) -> list[dict[str, Any]]:
         """One sync of the real source; without ``commit_state``, the platform lost
         the sync's state after the destination loaded its records (a crash between
         the load and the state commit), so the next sync starts from the state
         before. ``die_after_states``: the sync died once the platform had committed
         that many of its states; what came after them never reached the
-        destination."""
+        destination. ``destination``: the destination's fault, in its config's
+        terms (``{"fault": "drop", "drop_key": "k3"}``)."""
         self.runs += 1
         with serving(self.source) as url:
             config = self.folder / "config.json"
@@ -152,9 +162,25 @@ class Pipeline:
         ]
         (self.logs / f"sync-{self.runs:03d}.jsonl").write_text("".join(k + "\n" for k in kept))
         states = [m["state"] for m in messages if m["type"] == "STATE"]
+        if self.raw:
+            states = self._load("".join(k + "\n" for k in kept), destination or {})
         if commit_state and states:
             self.state = [states[-1]]
         return [m["record"]["data"] for m in messages if m["type"] == "RECORD"]
+
+    def _load(self, messages: str, fault: dict[str, Any]) -> list[dict[str, Any]]:
+        """The sync's messages through the real destination; the states it echoed."""
+        config = self.folder / "destination.json"
+        config.write_text(json.dumps({"raw": str(self.logs / "raw"), **fault}))
+        argv = [
+            str(harness_python()), "-m", "tests.frameworks.airbyte_destination", "write",
+            "--config", str(config), "--catalog", str(self.logs / "catalog.json"),
+        ]  # fmt: skip
+        done = subprocess.run(
+            argv, cwd=ROOT, input=messages, capture_output=True, text=True, check=True
+        )
+        echoed = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+        return [m["state"] for m in echoed if m["type"] == "STATE"]
 
     def extract(self) -> None:
         """The source as it is now, as the user's extract: source.csv (key, cursor)."""

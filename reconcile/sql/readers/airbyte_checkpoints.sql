@@ -3,15 +3,38 @@
 -- claiming through its cursor field's value, inclusive (the strongest reading of
 -- "synced up to"; the receipts judge it). A STATE carries no time: it is dated at the
 -- last time before it plus one microsecond per STATE since that time, so that writes
--- keep the order they were emitted in and follow the records before them. A state
--- without the cursor's value (a stream not read yet: {}) claims nothing.
+-- keep the order they were emitted in and follow the records before them. Where the
+-- destination's raw tables are given (rc_airbyte_raw, else empty), the platform
+-- stores a state only once the destination has loaded what came before it: it is
+-- dated no earlier than the last time a raw row of its stream extracted in its sync
+-- before it reached the final table (plus a microsecond per state of its stream, so
+-- that states whose rows were loaded at one time keep their order). A state without the
+-- cursor's value (a stream not read yet: {}) claims nothing.
+WITH starts AS (
+    SELECT sync_no, min(msg_at) AS sync_start FROM rc_airbyte_messages GROUP BY sync_no
+),
+dated AS (
+    SELECT
+        st.*,
+        t.sync_start,
+        make_timestamp_ns(
+            epoch_ns(st.msg_at)
+            + 1000 * dense_rank() OVER (PARTITION BY st.msg_at ORDER BY st.sync_no, st.line)
+        ) AS emitted_at,
+        row_number() OVER (PARTITION BY st.stream ORDER BY st.sync_no, st.line) AS nth
+    FROM rc_airbyte_states AS st
+    JOIN starts AS t USING (sync_no)
+)
 SELECT
     st.stream AS scope_id,
     st.stream AS partition_id,
     st.sync AS attempt_id,
-    make_timestamp_ns(
-        epoch_ns(st.msg_at)
-        + 1000 * dense_rank() OVER (PARTITION BY st.msg_at ORDER BY st.sync_no, st.line)
+    greatest(
+        st.emitted_at,
+        make_timestamp_ns(epoch_ns(
+            (SELECT max(r.loaded_at) FROM rc_airbyte_raw AS r
+             WHERE r.stream = st.stream AND r.extracted_at BETWEEN st.sync_start AND st.msg_at)
+        ) + 1000 * st.nth)
     ) AS written_at,
     CAST(NULL AS VARCHAR) AS resume_token,
     CAST(NULL AS VARCHAR) AS page_id,
@@ -19,7 +42,7 @@ SELECT
     true AS watermark_inclusive,
     CAST(NULL AS VARCHAR) AS watermark_event_id,
     CAST(NULL AS VARCHAR) AS ordering
-FROM rc_airbyte_states AS st
+FROM dated AS st
 JOIN rc_airbyte_streams AS s USING (stream)
 WHERE s.sync_mode = 'incremental' AND json_extract(st.blob, s.cursor_path) IS NOT NULL
 ORDER BY st.sync_no, st.line
