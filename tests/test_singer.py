@@ -80,6 +80,29 @@ def test_resumed_runs_without_fault_find_nothing(tmp_path: Path) -> None:
     assert findings.is_empty()
 
 
+@pytest.mark.parametrize("cursor", [">=", ">"])
+def test_a_late_row_in_one_partition_is_named_there(tmp_path: Path, cursor: str) -> None:
+    """A stream the SDK partitions by region (a bookmark per region, in the state's
+    partitions): a row that commits late under the eu bookmark is named in eu; the
+    us partition, whose bookmark it is not under, is whole."""
+    pipe = Pipeline(tmp_path, cursor, partitioned=True)
+    pipe.source = [{**r, "region": ("eu", "us")[i % 2]} for i, r in enumerate(_rows(range(12)))]
+    pipe.run()
+    pipe.source += [
+        {"id": "late", "updated_at": 1, "value": "v", "region": "eu"},
+        *({**r, "region": "us"} for r in _rows(range(12, 14))),
+    ]
+    pipe.run()
+    findings = pipe.audit(tmp_path)
+    skipped = findings.filter(pl.col("rule") == "skipped_event")
+    assert skipped.select("partition_id", "event_id").rows() == [("region=eu", "late")]
+    assert (
+        not findings.filter(pl.col("partition_id") == "region=us")
+        .filter(pl.col("severity").is_in(["critical", "error"]))
+        .height
+    )
+
+
 def test_a_reader_that_dropped_a_row_would_be_caught(tmp_path: Path) -> None:
     """The framework's own stream, one RECORD removed (what a reader dropping a row
     would do): the audit names that row, so these tests fail on such a reader."""

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 
 from reconcile.cli import main
@@ -52,11 +53,63 @@ def test_a_folder_without_runs_is_refused(tmp_path: Path, capsys: Any) -> None:
     assert "holds no run (*.jsonl, a Singer message stream each)" in capsys.readouterr().err
 
 
-def test_partitioned_bookmarks_are_refused(tmp_path: Path, capsys: Any) -> None:
+def test_a_record_outside_every_partition_is_refused(tmp_path: Path, capsys: Any) -> None:
+    """Partitioned bookmarks name their partitions by context ({"p": 1}); a record
+    without the field p cannot be placed in one."""
     messages = [SCHEMA, _record("a", 1), _state(1, partitions=[{"context": {"p": 1}}])]
     code, said = _audit(tmp_path, messages, capsys)
     assert code == 2
-    assert "stream 'items' has partitioned bookmarks" in said
+    assert "stream 'items' has partitioned bookmarks and a record without every field" in said
+
+
+def test_partitioned_and_unpartitioned_bookmarks_are_refused(tmp_path: Path, capsys: Any) -> None:
+    part = {"context": {"p": 1}, "replication_key": "u", "replication_key_value": 1}
+    messages = [SCHEMA, _state(1), _state(1, partitions=[part])]
+    # the second bookmark is partitioned; the first is not
+    messages[2]["value"]["bookmarks"]["items"].pop("replication_key_value")
+    code, said = _audit(tmp_path, messages, capsys)
+    assert code == 2
+    assert "has partitioned and unpartitioned bookmarks" in said
+
+
+def test_partitioned_bookmarks_claim_for_their_partition(tmp_path: Path, capsys: Any) -> None:
+    """Each partition (its context's fields, here region) is a partition of the
+    stream's scope: its own checkpoints, receipts, and extract rows (placed by the
+    extract's region column). A row missing in one partition is named there."""
+    schema = {**SCHEMA}
+
+    def rec(key: str, u: int, region: str) -> dict[str, Any]:
+        message = _record(key, u)
+        message["record"]["region"] = region
+        return message
+
+    def part(region: str, value: int) -> dict[str, Any]:
+        return {
+            "context": {"region": region},
+            "replication_key": "u",
+            "replication_key_value": value,
+        }
+
+    state = {
+        "type": "STATE",
+        "value": {"bookmarks": {"items": {"partitions": [part("eu", 2), part("us", 3)]}}},
+    }
+    messages = [schema, rec("a", 1, "eu"), rec("b", 2, "eu"), rec("c", 3, "us"), state]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "run-1.jsonl").write_text("".join(json.dumps(m) + "\n" for m in messages))
+    (logs / "source.csv").write_text("key,cursor,region\na,1,eu\nb,2,eu\nc,3,us\nd,2,us\n")
+    out = tmp_path / "out"
+    assert main(["audit", str(logs), "--source", "singer", "--out", str(out)]) == 1
+    findings = pl.read_parquet(out / "findings.parquet")
+    skipped = findings.filter(pl.col("rule") == "skipped_event")
+    assert skipped.select("partition_id", "event_id").rows() == [("region=us", "d")]
+    watermarks = pl.read_parquet(out / "watermarks.parquet")
+    assert sorted(set(watermarks["partition_id"])) == ["region=eu", "region=us"]
+    # an extract without the partition's column cannot place its rows
+    (logs / "source.csv").write_text("key,cursor\na,1\n")
+    assert main(["audit", str(logs), "--source", "singer", "--out", str(tmp_path / "o2")]) == 2
+    assert "add the column(s) region" in " ".join(capsys.readouterr().err.split())
 
 
 def test_a_stream_without_a_replication_key_is_refused(tmp_path: Path, capsys: Any) -> None:

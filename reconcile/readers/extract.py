@@ -61,8 +61,10 @@ def find_extract(folder: Path, fail: Fail) -> Path | None:
 def load_extract(
     con: duckdb.DuckDBPyConnection, extract: Path, streams: Sequence[str], fail: Fail
 ) -> None:
-    """rc_source_extract (stream, key, cursor as text) from the user's extract; its
-    stream may be left out where the artifacts hold one stream (``streams``)."""
+    """rc_source_extract (stream, key, cursor as text, and the row as JSON: a
+    partitioned stream's rows name their partition by its keys' columns) from the
+    user's extract; its stream may be left out where the artifacts hold one stream
+    (``streams``)."""
     reader = "read_parquet" if extract.suffix == ".parquet" else "read_csv"
     options = "" if reader == "read_parquet" else ", all_varchar = true"
     # a view takes no bound parameter: the path, ours, quoted
@@ -89,8 +91,26 @@ def load_extract(
         )
     con.execute(
         "CREATE TEMP TABLE rc_source_extract AS SELECT"
-        f" {stream} AS stream, CAST(key AS VARCHAR) AS key, CAST(cursor AS VARCHAR) AS cursor"
-        " FROM rc_source_raw"
+        f" {stream} AS stream, CAST(key AS VARCHAR) AS key, CAST(cursor AS VARCHAR) AS cursor,"
+        " to_json(r) AS fields FROM rc_source_raw AS r"
+    ).fetchall()
+    partitions(con)
+    unplaced = con.execute(sql.load("readers/source_unplaced")).fetchall()
+    if unplaced:
+        stream, keys = unplaced[0]
+        raise fail(
+            f"{extract.name} has rows of partitioned stream {stream} without its partition:"
+            f" add the column(s) {', '.join(keys)}, as its records carry them"
+        )
+
+
+def partitions(con: duckdb.DuckDBPyConnection) -> None:
+    """rc_partition_of, and rc_partition_keys (empty where a reader made none: its
+    streams are not partitioned)."""
+    con.execute(sql.load("readers/partition_of")).fetchall()
+    # in the main schema, as the readers' tables are: a temporary one would hide theirs
+    con.execute(
+        "CREATE TABLE IF NOT EXISTS rc_partition_keys (stream VARCHAR, keys VARCHAR[])"
     ).fetchall()
 
 

@@ -12,8 +12,9 @@ the source has, so a row under a bookmark that no run delivered is a
 ``skipped_event``, named by its key. A STATE has no time of its own: it is dated
 at the last time a message before it carried (a RECORD's ``time_extracted``), plus a
 microsecond per STATE since that time, so that writes keep the order they were
-emitted in. Partitioned bookmarks (``partitions``) are refused: their records do not say which
-partition they belong to.
+emitted in. Partitioned bookmarks (``partitions``, each with a ``context``) make a
+partition per context; a record (and an extract's row) is in the partition its own
+fields name.
 
 All reading is DuckDB's (``sql/readers/singer_*.sql``), in a sandbox that reads the
 run files and the extract alone and writes the log set's folder alone.
@@ -36,6 +37,7 @@ from reconcile.readers.extract import (
     inside,
     kinds_text,
     load_extract,
+    partitions,
     write_tables,
 )
 
@@ -110,14 +112,22 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
             )
             _table(con, "rc_singer_bookmarks", "readers/singer_bookmarks")
             _table(con, "rc_singer_streams", "readers/singer_streams")
-            partitioned, without_cursor = con.execute(
+            _table(con, "rc_partition_keys", "readers/singer_partition_keys")
+            partitions(con)
+            mixed, unplaced, without_cursor = con.execute(
                 sql.load("readers/singer_refusals")
             ).fetchall()[0]
-            if partitioned is not None:
+            if mixed is not None:
                 raise _fail(
                     root,
-                    f"stream {partitioned!r} has partitioned bookmarks, which this reader"
-                    " does not read (its records do not say their partition)",
+                    f"stream {mixed!r} has partitioned and unpartitioned bookmarks: which"
+                    " partition an unpartitioned one claims is unknown",
+                )
+            if unplaced is not None:
+                raise _fail(
+                    root,
+                    f"stream {unplaced!r} has partitioned bookmarks and a record without"
+                    " every field its partitions' contexts name: it cannot be placed",
                 )
             if without_cursor:
                 raise _fail(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,10 +29,13 @@ def rows(ids: range, step: int = 2) -> list[dict[str, Any]]:
 class Pipeline:
     """A source, a folder of runs, and the state the last run committed."""
 
-    def __init__(self, folder: Path, cursor: str, logs: Path | None = None) -> None:
+    def __init__(
+        self, folder: Path, cursor: str, logs: Path | None = None, partitioned: bool = False
+    ) -> None:
         """``folder``: the source's and the state's files; ``logs``: where the runs go
-        (default: ``folder/logs``)."""
-        self.folder, self.cursor = folder, cursor
+        (default: ``folder/logs``); ``partitioned``: the tap partitions its stream by
+        each row's ``region``."""
+        self.folder, self.cursor, self.partitioned = folder, cursor, partitioned
         self.logs = folder / "logs" if logs is None else logs
         self.logs.mkdir(parents=True, exist_ok=logs is not None)
         self.source: list[dict[str, Any]] = []
@@ -49,7 +53,8 @@ class Pipeline:
             state = self.folder / "state.json"
             state.write_text(json.dumps(self.state))
             argv.append(str(state))
-        done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=True)
+        env = {**os.environ, "TAP_PARTITIONED": "1" if self.partitioned else "0"}
+        done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=True)
         messages = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
         kept = [m for m in messages if commit_state or m["type"] != "STATE"]
         (self.logs / f"run-{self.runs:03d}.jsonl").write_text(
@@ -64,8 +69,12 @@ class Pipeline:
         """The source as it is now, as the user's extract: source.csv (key, cursor)."""
         with (self.logs / "source.csv").open("w", newline="") as handle:
             out = csv.writer(handle)
-            out.writerow(["key", "cursor"])
-            out.writerows([r["id"], r["updated_at"]] for r in self.source)
+            if self.partitioned:
+                out.writerow(["key", "cursor", "region"])
+                out.writerows([r["id"], r["updated_at"], r["region"]] for r in self.source)
+            else:
+                out.writerow(["key", "cursor"])
+                out.writerows([r["id"], r["updated_at"]] for r in self.source)
 
     def audit(self, tmp: Path) -> pl.DataFrame:
         """The extract of the source as it is now, then the audit's findings."""

@@ -6,12 +6,16 @@ to stdout, as ``tap-x --config ... --state ...`` would.
     python -m tests.frameworks.singer_tap SOURCE.json CURSOR [STATE.json]
 
 CURSOR is how a resumed run reads its bookmark: ``>=`` (the SDK's own reading: the
-rows at the bookmark again) or ``>`` (a hand-written tap that skips them).
+rows at the bookmark again) or ``>`` (a hand-written tap that skips them). With
+``TAP_PARTITIONED=1`` in the environment, the stream is partitioned by each row's
+``region`` (the SDK's ``partitions``): a bookmark per region, in the state's
+``partitions``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterable
 from typing import Any
@@ -31,11 +35,21 @@ class Items(Stream):
         th.Property("id", th.StringType),
         th.Property("updated_at", th.IntegerType),
         th.Property("value", th.StringType),
+        th.Property("region", th.StringType),
     ).to_dict()
+
+    @property
+    def partitions(self) -> list[dict[str, Any]] | None:
+        if not self.config.get("partitioned"):
+            return None
+        return [{"region": r} for r in sorted({row["region"] for row in self.config["rows"]})]
 
     def get_records(self, context: dict[str, Any] | None) -> Iterable[dict[str, Any]]:
         start = self.get_starting_replication_key_value(context)
-        rows = sorted(self.config["rows"], key=lambda r: (r["updated_at"], r["id"]))
+        rows = sorted(
+            (r for r in self.config["rows"] if not context or r["region"] == context["region"]),
+            key=lambda r: (r["updated_at"], r["id"]),
+        )
         wanted = [
             r
             for r in rows
@@ -55,6 +69,7 @@ class SourceTap(Tap):
     config_jsonschema = th.PropertiesList(
         th.Property("rows", th.ArrayType(th.ObjectType())),
         th.Property("cursor", th.StringType),
+        th.Property("partitioned", th.BooleanType),
     ).to_dict()
 
     def discover_streams(self) -> list[Stream]:
@@ -68,7 +83,9 @@ def main(argv: list[str]) -> None:
     if len(argv) > 2:
         with open(argv[2], encoding="utf-8") as handle:
             state = json.load(handle)
-    SourceTap(config={"rows": rows, "cursor": argv[1]}, state=state).sync_all()
+    partitioned = os.environ.get("TAP_PARTITIONED") == "1"
+    config = {"rows": rows, "cursor": argv[1], "partitioned": partitioned}
+    SourceTap(config=config, state=state).sync_all()
 
 
 if __name__ == "__main__":

@@ -4,10 +4,10 @@
 -- receipts judge it). A STATE carries no time: it is dated at the last time before it
 -- plus one microsecond per STATE since that time (the engine's as-of is in
 -- microseconds), so that writes keep the order they were emitted in and follow the
--- records before them.
+-- records before them. A partitioned bookmark writes its partition's checkpoint.
 SELECT
-    stream AS scope_id,
-    stream AS partition_id,
+    b.stream AS scope_id,
+    coalesce(rc_partition_of(pk.keys, b.context), b.stream) AS partition_id,
     run AS attempt_id,
     make_timestamp_ns(
         epoch_ns(msg_at)
@@ -19,6 +19,7 @@ SELECT
     true AS watermark_inclusive,
     CAST(NULL AS VARCHAR) AS watermark_event_id,
     CAST(NULL AS VARCHAR) AS ordering
-FROM rc_singer_bookmarks
+FROM rc_singer_bookmarks AS b
+LEFT JOIN rc_partition_keys AS pk USING (stream)
 WHERE replication_key_value IS NOT NULL
-ORDER BY run_no, line
+ORDER BY run_no, line, partition_id

@@ -1,6 +1,7 @@
 -- receipts: every RECORD, read as delivered (committed) in its run; its event_id the
 -- values of its stream's key properties joined by '|', its position its replication
--- key's value, its time the time it was extracted (else the last time before it).
+-- key's value, its time the time it was extracted (else the last time before it); its
+-- partition, in a partitioned stream, the one its fields name.
 WITH records AS (
     SELECT m.* EXCLUDE (key_properties), s.key_properties, s.replication_key,
            from_json(m.record, '"MAP(VARCHAR, JSON)"') AS fields
@@ -10,7 +11,7 @@ WITH records AS (
 )
 SELECT
     stream AS scope_id,
-    stream AS partition_id,
+    coalesce(rc_partition_of(pk.keys, record), stream) AS partition_id,
     array_to_string(list_transform(key_properties, lambda k: json_extract_string(fields[k], '$')), '|')
         AS event_id,
     rc_source_cursor(json_extract_string(fields[replication_key], '$')) AS position,
@@ -21,4 +22,5 @@ SELECT
     CAST(NULL AS VARCHAR) AS page_id,
     msg_at AS recorded_at
 FROM records
+LEFT JOIN rc_partition_keys AS pk USING (stream)
 ORDER BY run_no, line

@@ -1,7 +1,14 @@
--- What the Singer reader refuses, found in one pass over the streams and bookmarks:
--- the first stream with partitioned bookmarks (their records do not say their
--- partition), and the streams that name no replication key (not incremental).
+-- What the Singer reader refuses, found in one pass over the streams, bookmarks and
+-- records: the first stream with both partitioned and unpartitioned bookmarks, the
+-- first partitioned stream with a record that lacks a partition key (it cannot be
+-- placed), and the streams that name no replication key (not incremental).
 SELECT
-    (SELECT min(stream) FROM rc_singer_bookmarks WHERE partitioned) AS partitioned,
+    (SELECT min(stream) FROM (
+        SELECT stream FROM rc_singer_bookmarks
+        GROUP BY stream HAVING count(context) > 0 AND count(context) < count(*)
+    )) AS mixed,
+    (SELECT min(m.stream) FROM rc_singer_messages AS m
+     JOIN rc_partition_keys AS pk USING (stream)
+     WHERE m.type = 'RECORD' AND rc_partition_of(pk.keys, m.record) IS NULL) AS unplaced,
     (SELECT list(stream ORDER BY stream) FROM rc_singer_streams WHERE replication_key IS NULL)
         AS without_cursor
