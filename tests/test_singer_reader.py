@@ -193,3 +193,40 @@ def test_a_run_that_leads_outside_the_folder_is_not_read(tmp_path: Path, capsys:
     (logs / "run-1.jsonl").symlink_to(outside)
     assert main(["audit", str(logs), "--source", "singer", "--out", str(tmp_path / "o")]) == 2
     assert "run-1.jsonl leads outside the folder" in capsys.readouterr().err
+
+
+def _singer_state(value: int) -> dict[str, Any]:
+    return {"bookmarks": {"items": {"replication_key": "u", "replication_key_value": value}}}
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        {"singer_state": _singer_state(3)},
+        {
+            "completed": {"singer_state": _singer_state(1)},
+            "partial": {"singer_state": _singer_state(3)},
+        },
+        _singer_state(3),
+    ],
+)  # fmt: skip
+def test_meltanos_stored_state_is_the_last_write(tmp_path: Path, stored: dict[str, Any]) -> None:
+    """Meltano's stored state (``meltano state get``'s output, a state backend's file
+    with completed and partial states, or a bare Singer state) is the state the next
+    run resumes from: one more write after every run. Set past a row no run
+    delivered (``meltano state set``), it loses that row, and the audit names it."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    messages = [SCHEMA, _record("a", 1), _state(1)]
+    (logs / "run-1.jsonl").write_text("".join(json.dumps(m) + "\n" for m in messages))
+    (logs / "source.csv").write_text("key,cursor\na,1\nb,2\n")
+    (logs / "meltano-state.json").write_text(json.dumps(stored, indent=2))
+    out = tmp_path / "out"
+    assert main(["audit", str(logs), "--source", "singer", "--out", str(out)]) == 1
+    findings = pl.read_parquet(out / "findings.parquet")
+    assert findings.filter(pl.col("rule") == "skipped_event")["event_id"].to_list() == ["b"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["inputs"]["source"]["stored_state"] == "meltano-state.json"
+    # without the stored state, the runs alone claim only through 1: nothing lost
+    (logs / "meltano-state.json").unlink()
+    assert main(["audit", str(logs), "--source", "singer", "--out", str(tmp_path / "o2")]) == 0

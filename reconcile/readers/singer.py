@@ -16,8 +16,14 @@ emitted in. Partitioned bookmarks (``partitions``, each with a ``context``) make
 partition per context; a record (and an extract's row) is in the partition its own
 fields name.
 
+Meltano's stored state (``meltano-state.json``: what ``meltano state get`` prints, or a
+state backend's file with its completed and partial states) is read, where it is
+given, as the STATE messages of one more run after every run: the state the next run
+resumes from.
+
 All reading is DuckDB's (``sql/readers/singer_*.sql``), in a sandbox that reads the
-run files and the extract alone and writes the log set's folder alone.
+run files, the stored state and the extract alone and writes the log set's folder
+alone.
 """
 
 from __future__ import annotations
@@ -41,6 +47,8 @@ from reconcile.readers.extract import (
     write_tables,
 )
 
+# Meltano's stored state, where the user adds it (docs/readers.md)
+STORED_STATE = "meltano-state.json"
 TABLE_QUERIES = {
     "scopes": "readers/singer_scopes",
     "checkpoints": "readers/singer_checkpoints",
@@ -98,7 +106,8 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
     runs = _runs(root)
     fail = partial(_fail, root)
     extract = find_extract(root, fail)
-    readable = [*runs, *([extract] if extract else [])]
+    stored = root / STORED_STATE if (root / STORED_STATE).is_file() else None
+    readable = [*runs, *([extract] if extract else []), *([stored] if stored else [])]
     inside(root, readable, fail)
     names = [run.relative_to(root).as_posix() for run in runs]
     try:
@@ -110,6 +119,12 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                 files=[str(r) for r in runs],
                 names=names,
             )
+            if stored is not None:
+                text = sql.load("readers/singer_stored_state")
+                con.execute(
+                    f"INSERT INTO rc_singer_messages {text}",
+                    {"file": str(stored), "name": STORED_STATE},
+                ).fetchall()
             _table(con, "rc_singer_bookmarks", "readers/singer_bookmarks")
             _table(con, "rc_singer_streams", "readers/singer_streams")
             _table(con, "rc_partition_keys", "readers/singer_partition_keys")
@@ -149,6 +164,7 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
     return {
         "reader": "singer",
         "runs": names,
+        "stored_state": STORED_STATE if stored else None,
         "source_extract": extract.name if extract else None,
         "proves": WHAT_IT_PROVES + (WITH_EXTRACT if extract else WITHOUT_EXTRACT),
     }
