@@ -29,6 +29,7 @@ from urllib.parse import unquote
 from reconcile.errors import InputError
 from reconcile.logset.sources import TableSource
 from reconcile.problems import Problem
+from reconcile.readers.detect import WHAT, detect_source
 from reconcile_schemas import TABLES
 
 
@@ -364,11 +365,17 @@ def discover(
             )
     problems = finder.problems
     if not tables and not problems:
+        framework = detect_source(root) if root.is_dir() else None
+        hint = (
+            f"; it holds {WHAT[framework]}: read it with --source {framework} (docs/readers.md)"
+            if framework
+            else ""
+        )
         problems.append(
             Problem(
                 check="empty_log_set",
                 message=f"{root} holds no contract table (looked for "
-                f"<table>.parquet or <table>/ for {', '.join(TABLES)})",
+                f"<table>.parquet or <table>/ for {', '.join(TABLES)}){hint}",
             )
         )
     return LogSetFiles(root, tables, tuple(problems), mapped, mapping)
