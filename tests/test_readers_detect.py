@@ -19,6 +19,7 @@ def test_an_audit_without_source_names_the_reader(
 ) -> None:
     out = tmp_path / "report"
     assert main(["audit", str(DATA / name), "--out", str(out)]) == 2
-    said = " ".join(capsys.readouterr().out.split())
+    got = capsys.readouterr()
+    said = " ".join((got.out + got.err).split())
     assert f"read it with --source {FRAMEWORK_EXAMPLES[name]}" in said
     assert not out.exists()
