@@ -7,7 +7,6 @@ key, and nothing on a run without fault."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import duckdb
@@ -165,20 +164,3 @@ def _receipts(pipe: Pipeline, tmp: Path) -> pl.DataFrame:
     folder.mkdir()
     read_dlt(pipe.dest, folder)
     return pl.read_parquet(folder / "receipts.parquet")
-
-
-def test_the_bundled_dlt_example_reports_what_its_truth_says(tmp_path: Path) -> None:
-    """data/dlt, made by a real dlt pipeline (tests/frameworks/make_dlt_example.py):
-    the audit's skipped rows are exactly the rows truth.json says the fault lost."""
-    data = Path(__file__).resolve().parents[1] / "data" / "dlt"
-    truth = json.loads((data / "truth.json").read_text())
-    out = tmp_path / "report"
-    assert main(["audit", str(data), "--source", "dlt", "--out", str(out)]) == 1
-    findings = pl.read_parquet(out / "findings.parquet")
-    assert _skipped(findings) == set(truth["lost"])
-    expected = {(f["rule"], f["event_id"]) for f in truth["findings"]}
-    got = findings.filter(pl.col("rule") == "skipped_event").select("rule", "event_id").rows()
-    assert set(got) == expected
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["inputs"]["source"]["destination"] == "filesystem shop"
-    assert summary["inputs"]["source"]["loads"] == 2

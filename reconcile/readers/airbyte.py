@@ -33,10 +33,13 @@ from reconcile.db import connect, quote_literal
 from reconcile.errors import InputError
 from reconcile.readers.extract import (
     EXTRACT_TABLES,
+    create_table,
+    cursor_kind,
+    extract_says,
     find_extract,
     inside,
-    kinds_text,
     load_extract,
+    message_files,
     write_tables,
 )
 
@@ -64,16 +67,10 @@ WHAT_IT_PROVES = (
     " global or legacy) as a checkpoint write without compare-and-swap; no page log, so"
     " receipts-only evidence"
 )
-WITH_EXTRACT = (
-    "; the source extract is a snapshot of the source, so rows no sync delivered are proven skipped"
-)
 WITH_RAW = (
     "; receipts from the destination's raw tables instead: a row is committed when it"
     " reached the final table (_airbyte_loaded_at), failed while it has not, and a state"
     " is dated no earlier than the loading of the rows before it"
-)
-WITHOUT_EXTRACT = (
-    "; no source extract (source.csv or source.parquet), so a row no sync delivered cannot be seen"
 )
 
 
@@ -82,11 +79,9 @@ def _fail(folder: Path, message: str) -> InputError:
 
 
 def _syncs(folder: Path) -> list[Path]:
-    if not folder.is_dir():
-        raise _fail(folder, "is not a folder")
-    syncs = sorted(p for p in folder.glob("*.jsonl") if p.is_file() and not p.name.startswith("."))
-    if not syncs:
-        raise _fail(folder, "holds no sync (*.jsonl, a source's Airbyte messages each)")
+    syncs = message_files(
+        folder, partial(_fail, folder), "sync (*.jsonl, a source's Airbyte messages each)"
+    )
     if not (folder / CATALOG).is_file():
         raise _fail(
             folder,
@@ -175,25 +170,6 @@ def _raw_view(
     con.execute(f"CREATE TEMP VIEW rc_airbyte_raw_files AS {' UNION ALL '.join(parts)}").fetchall()
 
 
-def _table(con: duckdb.DuckDBPyConnection, name: str, query: str, **params: Any) -> None:
-    text = sql.load(query)
-    used = sql.parameters(text)
-    con.sql(text, params={k: v for k, v in params.items() if k in used}).create(name)
-
-
-def _cursor_kind(con: duckdb.DuckDBPyConnection, fail: partial[InputError]) -> str:
-    """int64 where every cursor is an integer, else timestamps (text)."""
-    kinds = {row[0] for row in con.execute(sql.load("readers/airbyte_cursor_kinds")).fetchall()}
-    if kinds <= {"BIGINT", "UBIGINT"}:
-        return "int"
-    if kinds <= {"VARCHAR"}:
-        return "time"
-    raise fail(
-        f"cursor values are {kinds_text(kinds)}: a log set has one coordinate"
-        " type, integers or timestamps (ISO text)"
-    )
-
-
 def _refuse(con: duckdb.DuckDBPyConnection, fail: partial[InputError]) -> None:
     unkeyed, unread, uncatalogued = con.execute(sql.load("readers/airbyte_refusals")).fetchall()[0]
     if unkeyed is not None:
@@ -230,18 +206,18 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
                 "CREATE TEMP VIEW rc_airbyte_catalog_raw AS SELECT * FROM"
                 f" read_json({quote_literal(str(catalog))}, columns = {CATALOG_COLUMNS})"
             ).fetchall()
-            _table(con, "rc_airbyte_streams", "readers/airbyte_streams")
-            _table(
+            create_table(con, "rc_airbyte_streams", "readers/airbyte_streams")
+            create_table(
                 con,
                 "rc_airbyte_messages",
                 "readers/airbyte_messages",
                 files=[str(s) for s in syncs],
                 names=names,
             )
-            _table(con, "rc_airbyte_states", "readers/airbyte_states")
+            create_table(con, "rc_airbyte_states", "readers/airbyte_states")
             _refuse(con, fail)
             _raw_view(con, root, raw, fail)
-            _table(con, "rc_airbyte_raw", "readers/airbyte_raw")
+            create_table(con, "rc_airbyte_raw", "readers/airbyte_raw")
             streams = con.execute(
                 "SELECT stream, sync_mode = 'incremental' FROM rc_airbyte_streams ORDER BY 1"
             ).fetchall()
@@ -251,7 +227,7 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
                     f"no stream of {CATALOG} is incremental: a full-refresh stream has no"
                     " cursor to audit"
                 )
-            kind = _cursor_kind(con, fail)
+            kind = cursor_kind(con, "readers/airbyte_cursor_kinds", fail, "cursor values")
             con.execute(sql.load(f"readers/cursor_{kind}")).fetchall()
             tables = dict(TABLE_QUERIES)
             if raw:
@@ -269,7 +245,5 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
         "not_audited": [name for name, incremental in streams if not incremental],
         "source_extract": extract.name if extract else None,
         "raw_tables": sorted({p.relative_to(root).as_posix() for p in raw}),
-        "proves": WHAT_IT_PROVES
-        + (WITH_RAW if raw else "")
-        + (WITH_EXTRACT if extract else WITHOUT_EXTRACT),
+        "proves": WHAT_IT_PROVES + (WITH_RAW if raw else "") + extract_says(extract, "sync"),
     }

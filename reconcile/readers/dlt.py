@@ -43,6 +43,7 @@ from reconcile.db import connect, quote_identifier, quote_literal
 from reconcile.errors import InputError
 from reconcile.readers.extract import (
     EXTRACT_TABLES,
+    extract_says,
     find_extract,
     inside,
     load_extract,
@@ -85,12 +86,6 @@ WHAT_IT_PROVES = (
     " _dlt_pipeline_state as a checkpoint write without compare-and-swap (exclusive where"
     " the state keeps the boundary's row hashes, else inclusive); no page log, so"
     " receipts-only evidence"
-)
-WITH_EXTRACT = (
-    "; the source extract is a snapshot of the source, so rows no load delivered are proven skipped"
-)
-WITHOUT_EXTRACT = (
-    "; no source extract (source.csv or source.parquet), so a row no load delivered cannot be seen"
 )
 
 
@@ -478,5 +473,5 @@ def read_dlt(path: str | Path, out: Path) -> dict[str, Any]:
         "streams": [s.name for s in streams],
         "loads": loads,
         "source_extract": extract.name if extract else None,
-        "proves": WHAT_IT_PROVES + (WITH_EXTRACT if extract else WITHOUT_EXTRACT) + note,
+        "proves": WHAT_IT_PROVES + extract_says(extract, "load") + note,
     }

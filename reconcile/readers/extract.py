@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -39,6 +40,53 @@ def kinds_text(kinds: set[str]) -> str:
     """The JSON types of the cursor values, in words: ``integers and text``."""
     words = sorted({JSON_KINDS.get(k, k.lower()) for k in kinds})
     return " and ".join(words)
+
+
+def cursor_kind(con: duckdb.DuckDBPyConnection, query: str, fail: Fail, values: str) -> str:
+    """``int`` where every cursor value ``query`` lists (their JSON types) is an
+    integer, ``time`` where every one is text; else refused, naming the ``values``."""
+    kinds = {row[0] for row in con.execute(sql.load(query)).fetchall()}
+    if kinds <= {"BIGINT", "UBIGINT"}:
+        return "int"
+    if kinds <= {"VARCHAR"}:
+        return "time"
+    raise fail(
+        f"{values} are {kinds_text(kinds)}: a log set has one coordinate type, integers or"
+        " timestamps (ISO text)"
+    )
+
+
+def create_table(con: duckdb.DuckDBPyConnection, name: str, query: str, **params: Any) -> None:
+    """Table ``name`` from the named ``query``, given those of ``params`` it takes."""
+    text = sql.load(query)
+    used = sql.parameters(text)
+    con.sql(text, params={k: v for k, v in params.items() if k in used}).create(name)
+
+
+def message_files(folder: Path, fail: Fail, what: str) -> list[Path]:
+    """The ``*.jsonl`` files of ``folder``, in the order of their names (hidden ones
+    left out): one run's messages each; refused where there are none (``what`` says
+    what one holds)."""
+    if not folder.is_dir():
+        raise fail("is not a folder")
+    runs = sorted(p for p in folder.glob("*.jsonl") if p.is_file() and not p.name.startswith("."))
+    if not runs:
+        raise fail(f"holds no {what}")
+    return runs
+
+
+def extract_says(extract: Path | None, run: str) -> str:
+    """What the extract lets the audit prove, or what its absence hides (``run``: what
+    delivers rows, "run", "sync", "load")."""
+    if extract is not None:
+        return (
+            "; the source extract is a snapshot of the source, so rows no"
+            f" {run} delivered are proven skipped"
+        )
+    return (
+        f"; no source extract ({' or '.join(SOURCE_FILES)}), so a row no {run} delivered"
+        " cannot be seen"
+    )
 
 
 def inside(folder: Path, files: Sequence[Path], fail: Fail) -> None:

@@ -39,10 +39,13 @@ from reconcile.db import connect
 from reconcile.errors import InputError
 from reconcile.readers.extract import (
     EXTRACT_TABLES,
+    create_table,
+    cursor_kind,
+    extract_says,
     find_extract,
     inside,
-    kinds_text,
     load_extract,
+    message_files,
     partitions,
     write_tables,
 )
@@ -58,53 +61,18 @@ WHAT_IT_PROVES = (
     "Singer messages: RECORDs read as delivered receipts, STATE bookmarks as checkpoint"
     " writes without compare-and-swap; no page log, so receipts-only evidence"
 )
-WITH_EXTRACT = (
-    "; the source extract is a snapshot of the source, so rows no run delivered are proven skipped"
-)
-WITHOUT_EXTRACT = (
-    "; no source extract (source.csv or source.parquet), so a row no run delivered cannot be seen"
-)
 
 
 def _fail(folder: Path, message: str) -> InputError:
     return InputError(f"Singer log set {folder}: {message}")
 
 
-def _runs(folder: Path) -> list[Path]:
-    if not folder.is_dir():
-        raise _fail(folder, "is not a folder")
-    runs = sorted(p for p in folder.glob("*.jsonl") if p.is_file() and not p.name.startswith("."))
-    if not runs:
-        raise _fail(folder, "holds no run (*.jsonl, a Singer message stream each)")
-    return runs
-
-
-def _table(con: duckdb.DuckDBPyConnection, name: str, query: str, **params: Any) -> None:
-    text = sql.load(query)
-    used = sql.parameters(text)
-    con.sql(text, params={k: v for k, v in params.items() if k in used}).create(name)
-
-
-def _cursor_kind(con: duckdb.DuckDBPyConnection, folder: Path) -> str:
-    """int64 where every cursor is an integer, else timestamps (text)."""
-    kinds = {row[0] for row in con.execute(sql.load("readers/singer_cursor_kinds")).fetchall()}
-    if kinds <= {"BIGINT", "UBIGINT"}:
-        return "int"
-    if kinds <= {"VARCHAR"}:
-        return "time"
-    raise _fail(
-        folder,
-        f"replication key values are {kinds_text(kinds)}: a log set has one"
-        " coordinate type, integers or timestamps (ISO text)",
-    )
-
-
 def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
     """Write the contract's tables of the Singer runs under ``folder`` into ``out``
     (an empty folder) and return what the audit's ``inputs`` says of the source."""
     root = Path(folder)
-    runs = _runs(root)
     fail = partial(_fail, root)
+    runs = message_files(root, fail, "run (*.jsonl, a Singer message stream each)")
     extract = find_extract(root, fail)
     stored = root / STORED_STATE if (root / STORED_STATE).is_file() else None
     readable = [*runs, *([extract] if extract else []), *([stored] if stored else [])]
@@ -112,7 +80,7 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
     names = [run.relative_to(root).as_posix() for run in runs]
     try:
         with connect(readable, folders=[out]) as con:
-            _table(
+            create_table(
                 con,
                 "rc_singer_messages",
                 "readers/singer_messages",
@@ -125,9 +93,9 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                     f"INSERT INTO rc_singer_messages {text}",
                     {"file": str(stored), "name": STORED_STATE},
                 ).fetchall()
-            _table(con, "rc_singer_bookmarks", "readers/singer_bookmarks")
-            _table(con, "rc_singer_streams", "readers/singer_streams")
-            _table(con, "rc_partition_keys", "readers/singer_partition_keys")
+            create_table(con, "rc_singer_bookmarks", "readers/singer_bookmarks")
+            create_table(con, "rc_singer_streams", "readers/singer_streams")
+            create_table(con, "rc_partition_keys", "readers/singer_partition_keys")
             partitions(con)
             mixed, unplaced, without_cursor = con.execute(
                 sql.load("readers/singer_refusals")
@@ -151,7 +119,7 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                     " SCHEMA bookmark_properties or STATE bookmarks): only incremental"
                     " streams have a cursor to audit",
                 )
-            kind = _cursor_kind(con, root)
+            kind = cursor_kind(con, "readers/singer_cursor_kinds", fail, "replication key values")
             con.execute(sql.load(f"readers/cursor_{kind}")).fetchall()
             tables = dict(TABLE_QUERIES)
             if extract is not None:
@@ -166,5 +134,5 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
         "runs": names,
         "stored_state": STORED_STATE if stored else None,
         "source_extract": extract.name if extract else None,
-        "proves": WHAT_IT_PROVES + (WITH_EXTRACT if extract else WITHOUT_EXTRACT),
+        "proves": WHAT_IT_PROVES + extract_says(extract, "run"),
     }

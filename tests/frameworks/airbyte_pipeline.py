@@ -21,8 +21,8 @@ from urllib.parse import parse_qs, urlparse
 
 import polars as pl
 
-from reconcile.cli import main
 from tests.frameworks.airbyte_env import harness_python
+from tests.frameworks.examples import audit_source
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = 3
@@ -192,9 +192,4 @@ class Pipeline:
     def audit(self, tmp: Path) -> pl.DataFrame:
         """The extract of the source as it is now, then the audit's findings."""
         self.extract()
-        report = tmp / "report"
-        code = main(["audit", str(self.logs), "--source", "airbyte", "--out", str(report)])
-        assert code in (0, 1)
-        summary = json.loads((report / "summary.json").read_text())
-        assert summary["inputs"]["source"]["reader"] == "airbyte"
-        return pl.read_parquet(report / "findings.parquet")
+        return audit_source(self.logs, "airbyte", tmp)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import json
 import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -28,7 +27,7 @@ import polars as pl
 from dlt.destinations.impl.filesystem.filesystem import FilesystemClient
 from dlt.destinations.job_client_impl import SqlJobClientBase
 
-from reconcile.cli import main
+from tests.frameworks.examples import audit_source
 
 PAGE = 3  # rows per page of the API
 DATASET = "shop"
@@ -169,9 +168,4 @@ class Pipeline:
     def audit(self, tmp: Path) -> pl.DataFrame:
         """The extract of the source as it is now, then the audit's findings."""
         self.extract()
-        report = tmp / "report"
-        code = main(["audit", str(self.dest), "--source", "dlt", "--out", str(report)])
-        assert code in (0, 1)
-        summary = json.loads((report / "summary.json").read_text())
-        assert summary["inputs"]["source"]["reader"] == "dlt"
-        return pl.read_parquet(report / "findings.parquet")
+        return audit_source(self.dest, "dlt", tmp)

@@ -12,13 +12,13 @@ next; tests/test_dlt.py checks the committed ones against truth.json.
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 from tests.frameworks.dlt_pipeline import Pipeline, rows
+from tests.frameworks.examples import write_truth
 
 
 def make(target: Path) -> None:
@@ -32,30 +32,17 @@ def make(target: Path) -> None:
         pipe.api.rows += [late, *rows(range(40, 60))]
         pipe.run()
         pipe.extract()
-    truth = {
-        "generator": "tests/frameworks/make_dlt_example.py",
-        "source": "dlt",
-        "faults": [
-            {
-                "fault": "late_row_under_cursor",
-                "table": "items",
-                "key": "late-0007",
-                "cursor": str(pipe.cursor(7)),
-                "note": "committed at the source after the first load stored last_value"
-                f" {pipe.cursor(19)}; the second run reads from there on and never reads it",
-            }
-        ],
-        "lost": ["late-0007"],
-        "findings": [
-            {
-                "rule": "skipped_event",
-                "scope_id": "items",
-                "partition_id": "items",
-                "event_id": "late-0007",
-            }
-        ],
-    }
-    (target / "truth.json").write_text(json.dumps(truth, indent=2) + "\n")
+    write_truth(
+        target,
+        "dlt",
+        {
+            "table": "items",
+            "key": "late-0007",
+            "cursor": str(pipe.cursor(7)),
+            "note": "committed at the source after the first load stored last_value"
+            f" {pipe.cursor(19)}; the second run reads from there on and never reads it",
+        },
+    )
 
 
 if __name__ == "__main__":

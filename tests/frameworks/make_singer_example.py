@@ -11,12 +11,12 @@ next; tests/test_singer.py checks the committed ones against truth.json.
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
+from tests.frameworks.examples import write_truth
 from tests.frameworks.singer_pipeline import Pipeline, rows
 
 
@@ -30,30 +30,17 @@ def make(target: Path) -> None:
         pipe.source += [{"id": "late-0007", "updated_at": 7, "value": "v"}, *rows(range(40, 60))]
         pipe.run()
         pipe.extract()
-    truth = {
-        "generator": "tests/frameworks/make_singer_example.py",
-        "source": "singer",
-        "faults": [
-            {
-                "fault": "late_row_under_cursor",
-                "stream": "items",
-                "key": "late-0007",
-                "cursor": 7,
-                "note": "committed at the source after run-001 bookmarked 19; run-002"
-                " resumes at >= 19 and never reads it",
-            }
-        ],
-        "lost": ["late-0007"],
-        "findings": [
-            {
-                "rule": "skipped_event",
-                "scope_id": "items",
-                "partition_id": "items",
-                "event_id": "late-0007",
-            }
-        ],
-    }
-    (target / "truth.json").write_text(json.dumps(truth, indent=2) + "\n")
+    write_truth(
+        target,
+        "singer",
+        {
+            "stream": "items",
+            "key": "late-0007",
+            "cursor": 7,
+            "note": "committed at the source after run-001 bookmarked 19; run-002"
+            " resumes at >= 19 and never reads it",
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from typing import Any
 
 import polars as pl
 
-from reconcile.cli import main
+from tests.frameworks.examples import audit_source
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -79,9 +79,4 @@ class Pipeline:
     def audit(self, tmp: Path) -> pl.DataFrame:
         """The extract of the source as it is now, then the audit's findings."""
         self.extract()
-        report = tmp / "report"
-        code = main(["audit", str(self.logs), "--source", "singer", "--out", str(report)])
-        assert code in (0, 1)
-        summary = json.loads((report / "summary.json").read_text())
-        assert summary["inputs"]["source"]["reader"] == "singer"
-        return pl.read_parquet(report / "findings.parquet")
+        return audit_source(self.logs, "singer", tmp)
