@@ -7,7 +7,7 @@ finding an audit must report.
     uv run python -m tests.frameworks.make_airbyte_example data/airbyte
 
 The records carry the times they were emitted at, so the files differ from one making
-to the next; tests/test_airbyte.py checks the committed ones against truth.json.
+to the next; tests/test_framework_examples.py checks the committed ones against truth.json.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ the fault lost and the finding an audit must report.
     uv run python -m tests.frameworks.make_dlt_example data/dlt
 
 dlt names its loads by the time they ran, so the files differ from one making to the
-next; tests/test_dlt.py checks the committed ones against truth.json.
+next; tests/test_framework_examples.py checks the committed ones against truth.json.
 """
 
 from __future__ import annotations

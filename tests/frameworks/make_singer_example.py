@@ -6,7 +6,7 @@ truth.json, the row the fault lost and the finding an audit must report.
     uv run python -m tests.frameworks.make_singer_example data/singer
 
 The runs carry the times they ran at, so the files differ from one making to the
-next; tests/test_singer.py checks the committed ones against truth.json.
+next; tests/test_framework_examples.py checks the committed ones against truth.json.
 """
 
 from __future__ import annotations
