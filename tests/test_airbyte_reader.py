@@ -180,7 +180,9 @@ def test_full_refresh_streams_are_not_audited(tmp_path: Path) -> None:
 def test_a_stream_not_read_yet_claims_nothing(tmp_path: Path) -> None:
     empty = _stream_state(1)
     empty["state"]["stream"]["stream_state"] = {}
-    logs = _logs(tmp_path / "logs", [[empty, _record("a", 1, 0), _stream_state(1)]])
+    logs = _logs(
+        tmp_path / "logs", [[empty, _stream_state(None), _record("a", 1, 0), _stream_state(1)]]
+    )
     _, tables = _read(logs, tmp_path)
     assert tables["checkpoints"]["watermark"].to_list() == [1]
 

@@ -230,3 +230,10 @@ def test_meltanos_stored_state_is_the_last_write(tmp_path: Path, stored: dict[st
     # without the stored state, the runs alone claim only through 1: nothing lost
     (logs / "meltano-state.json").unlink()
     assert main(["audit", str(logs), "--source", "singer", "--out", str(tmp_path / "o2")]) == 0
+
+
+def test_a_null_bookmark_claims_nothing(tmp_path: Path, capsys: Any) -> None:
+    """A bookmark whose value is null (a stream not read yet) is no claim, and no
+    second coordinate type."""
+    code, said = _audit(tmp_path, [SCHEMA, _state(None), _record("a", 1), _state(1)], capsys)
+    assert code == 0, said

@@ -9,7 +9,7 @@
 -- dated no earlier than the last time a raw row of its stream extracted in its sync
 -- before it reached the final table (plus a microsecond per state of its stream, so
 -- that states whose rows were loaded at one time keep their order). A state without the
--- cursor's value (a stream not read yet: {}) claims nothing.
+-- cursor's value (a stream not read yet: {}, or null) claims nothing.
 WITH starts AS (
     SELECT sync_no, min(msg_at) AS sync_start FROM rc_airbyte_messages GROUP BY sync_no
 ),
@@ -44,5 +44,6 @@ SELECT
     CAST(NULL AS VARCHAR) AS ordering
 FROM dated AS st
 JOIN rc_airbyte_streams AS s USING (stream)
-WHERE s.sync_mode = 'incremental' AND json_extract(st.blob, s.cursor_path) IS NOT NULL
+WHERE s.sync_mode = 'incremental'
+  AND coalesce(json_type(json_extract(st.blob, s.cursor_path)), 'NULL') <> 'NULL'
 ORDER BY st.sync_no, st.line

@@ -12,4 +12,4 @@ FROM (
     JOIN rc_airbyte_streams AS s USING (stream)
     WHERE s.sync_mode = 'incremental'
 )
-WHERE v IS NOT NULL
+WHERE v IS NOT NULL AND json_type(v) <> 'NULL'  -- a JSON null is no value

@@ -21,5 +21,5 @@ SELECT
     CAST(NULL AS VARCHAR) AS ordering
 FROM rc_singer_bookmarks AS b
 LEFT JOIN rc_partition_keys AS pk USING (stream)
-WHERE replication_key_value IS NOT NULL
+WHERE coalesce(json_type(replication_key_value), 'NULL') <> 'NULL'
 ORDER BY run_no, line, partition_id

@@ -9,4 +9,4 @@ FROM (
     UNION ALL
     SELECT replication_key_value FROM rc_singer_bookmarks
 )
-WHERE v IS NOT NULL
+WHERE v IS NOT NULL AND json_type(v) <> 'NULL'  -- a JSON null is no value
