@@ -289,3 +289,23 @@ def test_raw_tables_that_match_no_stream_are_refused(
     assert "holds no raw table of incremental stream(s) items" in _refused(
         logs, tmp_path / "2", capsys
     )
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        {"type": "GLOBAL", "global": {"stream_states": 7}},
+        {"type": "STREAM", "stream": 5},
+        {"type": "STREAM", "stream": {"stream_descriptor": {"name": "items"}, "stream_state": 3}},
+        {"type": "LEGACY", "data": [1]},
+        {"type": "PER_PARTITION"},
+    ],
+)
+def test_a_state_of_another_shape_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], state: dict[str, Any]
+) -> None:
+    """A STATE the reader cannot read is refused, naming where it is; it is never
+    read as no state."""
+    logs = _logs(tmp_path / "logs", [[_record("a", 1, 0), {"type": "STATE", "state": state}]])
+    said = _refused(logs, tmp_path / "o", capsys)
+    assert "the STATE at sync-001.jsonl, line 3 is not of the Airbyte protocol's shape" in said

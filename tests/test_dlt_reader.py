@@ -297,3 +297,19 @@ def test_map_suggest_names_the_dlt_reader(
     duckdb.connect(str(folder / "other.duckdb")).close()
     main(["map", "suggest", str(folder)])
     assert "--source dlt" not in capsys.readouterr().err
+
+
+def test_stored_documents_of_another_shape_are_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A schema or a state that is JSON of another shape is an input error (exit 2,
+    one line), never an internal one."""
+    for n, schema in enumerate(["{not json", "[1, 2]", '{"tables": {"items": 3}}']):
+        data = Dataset(tmp_path / f"s{n}", schema=schema)
+        data.load(1, [("a", 1)], _state(1, -1, []))
+        said = _refused(tmp_path / f"s{n}", tmp_path / f"o{n}", capsys)
+        assert "the newest stored version of schema shop (_dlt_version) cannot be read" in said
+    odd = base64.b64encode(zlib.compress(b'{"sources": [1], "x": 2}')).decode()
+    data = Dataset(tmp_path / "state")
+    data.load(1, [("a", 1)], odd)
+    assert "no stored state" in _refused(tmp_path / "state", tmp_path / "o-state", capsys)

@@ -237,3 +237,18 @@ def test_a_null_bookmark_claims_nothing(tmp_path: Path, capsys: Any) -> None:
     second coordinate type."""
     code, said = _audit(tmp_path, [SCHEMA, _state(None), _record("a", 1), _state(1)], capsys)
     assert code == 0, said
+
+
+@pytest.mark.parametrize(
+    "bookmarks",
+    [5, {"items": 3}, {"items": {"partitions": 5}}, {"items": {"partitions": [{"context": 1}]}}],
+)
+def test_bookmarks_of_another_shape_are_refused(
+    tmp_path: Path, capsys: Any, bookmarks: Any
+) -> None:
+    """A STATE whose bookmarks the reader cannot read is refused, naming where it
+    is; it is never read as no bookmark."""
+    state = {"type": "STATE", "value": {"bookmarks": bookmarks}}
+    code, said = _audit(tmp_path, [SCHEMA, _record("a", 1), _state(1), state], capsys)
+    assert code == 2
+    assert "the STATE at run-1.jsonl, line 4 has bookmarks of another shape" in said

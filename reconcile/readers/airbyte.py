@@ -171,7 +171,15 @@ def _raw_view(
 
 
 def _refuse(con: duckdb.DuckDBPyConnection, fail: partial[InputError]) -> None:
-    unkeyed, unread, uncatalogued = con.execute(sql.load("readers/airbyte_refusals")).fetchall()[0]
+    malformed, unkeyed, unread, uncatalogued = con.execute(
+        sql.load("readers/airbyte_refusals")
+    ).fetchall()[0]
+    if malformed is not None:
+        raise fail(
+            f"the STATE at {malformed} is not of the Airbyte protocol's shape (STREAM,"
+            " GLOBAL or LEGACY, each stream's state an object under its stream's name):"
+            " it cannot be read"
+        )
     if unkeyed is not None:
         raise fail(
             f"incremental stream {unkeyed} has no primary key or no cursor field in"

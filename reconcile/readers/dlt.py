@@ -162,6 +162,11 @@ def _plain(value: Any) -> str | None:
     return json.dumps(value)
 
 
+def _count(hashes: Any) -> int:
+    """How many boundary hashes a cursor's state keeps (none, where it keeps no list)."""
+    return len(hashes) if isinstance(hashes, list) else 0
+
+
 def _open_state(text: str) -> Any:
     """A stored state: base64 of zlib of JSON, or (dlt before compression) JSON."""
     try:
@@ -174,14 +179,18 @@ def _open_state(text: str) -> Any:
 def _cursors(state: Any) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
     """(source, resource, cursor path, entry) of every incremental cursor a state
     holds (``sources.S.resources.R.incremental.PATH``)."""
-    sources = state.get("sources") if isinstance(state, dict) else None
-    for source, body in (sources or {}).items():
-        resources = body.get("resources") if isinstance(body, dict) else None
-        for resource, rbody in (resources or {}).items():
-            incremental = rbody.get("incremental") if isinstance(rbody, dict) else None
-            for path, entry in (incremental or {}).items():
+    for source, body in _member(state, "sources").items():
+        for resource, rbody in _member(body, "resources").items():
+            for path, entry in _member(rbody, "incremental").items():
                 if isinstance(entry, dict):
                     yield source, resource, path, entry
+
+
+def _member(body: Any, key: str) -> dict[str, Any]:
+    """``body[key]`` where both are objects, else nothing (a state of another shape
+    holds no cursor there)."""
+    found = body.get(key) if isinstance(body, dict) else None
+    return found if isinstance(found, dict) else {}
 
 
 def _attach(con: duckdb.DuckDBPyConnection, where: Destination) -> str:
@@ -247,6 +256,26 @@ def _raw_views(con: duckdb.DuckDBPyConnection, where: Destination, dataset: str 
         ).fetchall()
 
 
+def _schema_tables(root: Path, name: str, text: str | None) -> dict[str, dict[str, Any]]:
+    """The tables of a stored schema (JSON text), each a dict whose ``columns`` is a
+    dict of dicts; refused where the schema is not of that shape."""
+    try:
+        schema = json.loads(text or "")
+    except ValueError:
+        schema = None
+    tables = schema.get("tables") if isinstance(schema, dict) else None
+    ok = isinstance(tables, dict) and all(
+        isinstance(t, dict)
+        and isinstance(t.get("columns", {}), dict)
+        and all(isinstance(c, dict) for c in t.get("columns", {}).values())
+        for t in tables.values()
+    )
+    if not ok:
+        raise _fail(root, f"the newest stored version of schema {name} ({VERSIONS}) cannot be read")
+    assert isinstance(tables, dict)
+    return tables
+
+
 def _streams(
     con: duckdb.DuckDBPyConnection, root: Path, wanted: dict[str, tuple[str, str]]
 ) -> dict[str, Stream]:
@@ -254,7 +283,7 @@ def _streams(
     cursor path)), from the newest stored schemas: its cursor column, primary key
     and write disposition."""
     schemas = {
-        name: json.loads(text)
+        name: _schema_tables(root, name, text)
         for name, text in con.execute(sql.load("readers/dlt_schemas")).fetchall()
     }
     streams: dict[str, Stream] = {}
@@ -263,7 +292,7 @@ def _streams(
         tables = [
             (name, table)
             for schema in order
-            for name, table in (schema.get("tables") or {}).items()
+            for name, table in schema.items()
             if table.get("resource", name) == resource
             and "parent" not in table
             and not name.startswith("_dlt")
@@ -338,7 +367,7 @@ def _read_cursors(
                     "resource": resource,
                     "last_value": _plain(entry.get("last_value")),
                     "start_value": _plain(entry.get("start_value")),
-                    "boundary_hashes": len(entry.get("unique_hashes") or []),
+                    "boundary_hashes": _count(entry.get("unique_hashes")),
                 }
             )
     wanted = {resource: (source, path) for resource, (_, source, path) in owners.items()}

@@ -97,9 +97,16 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
             create_table(con, "rc_singer_streams", "readers/singer_streams")
             create_table(con, "rc_partition_keys", "readers/singer_partition_keys")
             partitions(con)
-            mixed, unplaced, without_cursor = con.execute(
+            malformed, mixed, unplaced, without_cursor = con.execute(
                 sql.load("readers/singer_refusals")
             ).fetchall()[0]
+            if malformed is not None:
+                raise _fail(
+                    root,
+                    f"the STATE at {malformed} has bookmarks of another shape than Singer's"
+                    " (bookmarks an object of stream bookmarks; partitions a list of"
+                    " objects, each with an object context): it cannot be read",
+                )
             if mixed is not None:
                 raise _fail(
                     root,

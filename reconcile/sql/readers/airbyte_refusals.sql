@@ -1,9 +1,26 @@
 -- What the Airbyte reader refuses, in one pass over the streams, states and records:
--- the first incremental stream with no primary key or no cursor field, the first
--- state of an incremental stream without its cursor field's value (a per-partition or
+-- the first STATE message not of the protocol's shape (a kind it does not have, a
+-- stream state without its stream's name, global stream states that are no list,
+-- legacy data that is no object, a stream state that is no object), the first
+-- incremental stream with no primary key or no cursor field, the first state of an incremental stream without its cursor field's value (a per-partition or
 -- a concurrent, sliced state: its records do not say their partition or slice), and
 -- the first stream that records name and the catalog does not.
 SELECT
+    (SELECT min(sync || ', line ' || line) FROM (
+        SELECT sync, line FROM (
+            SELECT sync, line, state, coalesce(json_extract_string(state, '$.type'), 'LEGACY') AS kind
+            FROM rc_airbyte_messages WHERE type = 'STATE'
+        )
+        WHERE kind NOT IN ('STREAM', 'GLOBAL', 'LEGACY')
+           OR (kind = 'STREAM'
+               AND coalesce(json_type(state, '$.stream.stream_descriptor.name'), '') <> 'VARCHAR')
+           OR (kind = 'GLOBAL'
+               AND coalesce(json_type(state, '$.global.stream_states'), '') <> 'ARRAY')
+           OR (kind = 'LEGACY' AND coalesce(json_type(state, '$.data'), '') <> 'OBJECT')
+        UNION ALL
+        SELECT sync, line FROM rc_airbyte_states
+        WHERE stream IS NULL OR (blob IS NOT NULL AND json_type(blob) NOT IN ('OBJECT', 'NULL'))
+    )) AS malformed,
     (SELECT min(stream) FROM rc_airbyte_streams
      WHERE sync_mode = 'incremental' AND (len(coalesce(primary_key, [])) = 0
                                           OR len(coalesce(cursor_field, [])) = 0))

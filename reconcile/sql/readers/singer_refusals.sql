@@ -1,10 +1,12 @@
 -- What the Singer reader refuses, found in one pass over the streams, bookmarks and
--- records: the first stream with both partitioned and unpartitioned bookmarks, the
+-- records: the first STATE whose bookmarks are not of the Singer shape, the first
+-- stream with both partitioned and unpartitioned bookmarks, the
 -- first partitioned stream with a record that lacks a partition key (it cannot be
 -- placed), and the streams that name no replication key (not incremental).
 SELECT
+    (SELECT min(run || ', line ' || line) FROM rc_singer_bookmarks WHERE malformed) AS malformed,
     (SELECT min(stream) FROM (
-        SELECT stream FROM rc_singer_bookmarks
+        SELECT stream FROM rc_singer_bookmarks WHERE NOT malformed
         GROUP BY stream HAVING count(context) > 0 AND count(context) < count(*)
     )) AS mixed,
     (SELECT min(m.stream) FROM rc_singer_messages AS m
