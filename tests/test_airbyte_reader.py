@@ -309,3 +309,20 @@ def test_a_state_of_another_shape_is_refused(
     logs = _logs(tmp_path / "logs", [[_record("a", 1, 0), {"type": "STATE", "state": state}]])
     said = _refused(logs, tmp_path / "o", capsys)
     assert "the STATE at sync-001.jsonl, line 3 is not of the Airbyte protocol's shape" in said
+
+
+def test_a_record_without_its_key_or_cursor_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    no_key = _record("a", 1, 0)
+    del no_key["record"]["data"]["id"]
+    no_stream = _record("b", 1, 1)
+    del no_stream["record"]["stream"]
+    cases = [
+        (no_key, "the RECORD at sync-001.jsonl, line 2 has no value for its stream's primary key"),
+        (_record("c", None, 0), "line 2 has no value for its stream's primary key or cursor"),
+        (no_stream, "records of stream (none), which catalog.json does not name"),
+    ]
+    for n, (record, said) in enumerate(cases):
+        logs = _logs(tmp_path / f"logs{n}", [[record, _stream_state(1)]])
+        assert said in _refused(logs, tmp_path / f"o{n}", capsys)

@@ -252,3 +252,14 @@ def test_bookmarks_of_another_shape_are_refused(
     code, said = _audit(tmp_path, [SCHEMA, _record("a", 1), _state(1), state], capsys)
     assert code == 2
     assert "the STATE at run-1.jsonl, line 4 has bookmarks of another shape" in said
+
+
+@pytest.mark.parametrize("missing", ["id", "u"])
+def test_a_record_without_its_key_or_cursor_is_refused(
+    tmp_path: Path, capsys: Any, missing: str
+) -> None:
+    record = _record("a", 1)
+    del record["record"][missing]
+    code, said = _audit(tmp_path, [SCHEMA, record, _state(1)], capsys)
+    assert code == 2
+    assert "the RECORD at run-1.jsonl, line 2 has no value for a key property" in said

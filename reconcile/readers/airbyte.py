@@ -171,7 +171,7 @@ def _raw_view(
 
 
 def _refuse(con: duckdb.DuckDBPyConnection, fail: partial[InputError]) -> None:
-    malformed, unkeyed, unread, uncatalogued = con.execute(
+    malformed, unkeyed, unread, uncatalogued, incomplete = con.execute(
         sql.load("readers/airbyte_refusals")
     ).fetchall()[0]
     if malformed is not None:
@@ -193,6 +193,11 @@ def _refuse(con: duckdb.DuckDBPyConnection, fail: partial[InputError]) -> None:
         )
     if uncatalogued is not None:
         raise fail(f"records of stream {uncatalogued}, which {CATALOG} does not name")
+    if incomplete is not None:
+        raise fail(
+            f"the RECORD at {incomplete} has no value for its stream's primary key or"
+            " cursor field: it cannot be named or placed"
+        )
 
 
 def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:

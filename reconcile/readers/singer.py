@@ -97,7 +97,7 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
             create_table(con, "rc_singer_streams", "readers/singer_streams")
             create_table(con, "rc_partition_keys", "readers/singer_partition_keys")
             partitions(con)
-            malformed, mixed, unplaced, without_cursor = con.execute(
+            malformed, mixed, unplaced, without_cursor, incomplete = con.execute(
                 sql.load("readers/singer_refusals")
             ).fetchall()[0]
             if malformed is not None:
@@ -125,6 +125,12 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                     f"stream(s) {', '.join(without_cursor)} name no replication key (in"
                     " SCHEMA bookmark_properties or STATE bookmarks): only incremental"
                     " streams have a cursor to audit",
+                )
+            if incomplete is not None:
+                raise _fail(
+                    root,
+                    f"the RECORD at {incomplete} has no value for a key property or its"
+                    " replication key: it cannot be named or placed",
                 )
             kind = cursor_kind(con, "readers/singer_cursor_kinds", fail, "replication key values")
             con.execute(sql.load(f"readers/cursor_{kind}")).fetchall()

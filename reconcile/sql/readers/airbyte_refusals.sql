@@ -4,7 +4,9 @@
 -- legacy data that is no object, a stream state that is no object), the first
 -- incremental stream with no primary key or no cursor field, the first state of an incremental stream without its cursor field's value (a per-partition or
 -- a concurrent, sliced state: its records do not say their partition or slice), and
--- the first stream that records name and the catalog does not.
+-- the first stream that records name and the catalog does not (or a record without
+-- a stream), and the first record of an incremental stream without a value for its
+-- primary key or its cursor field.
 SELECT
     (SELECT min(sync || ', line ' || line) FROM (
         SELECT sync, line FROM (
@@ -30,6 +32,14 @@ SELECT
      WHERE s.sync_mode = 'incremental' AND st.blob IS NOT NULL
        AND json_extract(st.blob, s.cursor_path) IS NULL
        AND CAST(st.blob AS VARCHAR) <> '{}') AS unread_state,
-    (SELECT min(stream) FROM rc_airbyte_messages
-     WHERE type = 'RECORD' AND stream NOT IN (SELECT stream FROM rc_airbyte_streams))
-        AS uncatalogued
+    (SELECT min(coalesce(stream, '(none)')) FROM rc_airbyte_messages
+     WHERE type = 'RECORD'
+       AND (stream IS NULL OR stream NOT IN (SELECT stream FROM rc_airbyte_streams)))
+        AS uncatalogued,
+    (SELECT min(m.sync || ', line ' || m.line) FROM rc_airbyte_messages AS m
+     JOIN rc_airbyte_streams AS s USING (stream)
+     WHERE m.type = 'RECORD' AND s.sync_mode = 'incremental'
+       AND list_bool_or(list_transform(
+               list_append(s.key_paths, s.cursor_path),
+               lambda p: coalesce(json_type(json_extract(m.record, '$.data'), p), 'NULL') = 'NULL'
+           ))) AS incomplete

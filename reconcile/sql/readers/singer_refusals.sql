@@ -2,7 +2,8 @@
 -- records: the first STATE whose bookmarks are not of the Singer shape, the first
 -- stream with both partitioned and unpartitioned bookmarks, the
 -- first partitioned stream with a record that lacks a partition key (it cannot be
--- placed), and the streams that name no replication key (not incremental).
+-- placed), the streams that name no replication key (not incremental), and the first
+-- record without a value for a key property or its replication key.
 SELECT
     (SELECT min(run || ', line ' || line) FROM rc_singer_bookmarks WHERE malformed) AS malformed,
     (SELECT min(stream) FROM (
@@ -13,4 +14,11 @@ SELECT
      JOIN rc_partition_keys AS pk USING (stream)
      WHERE m.type = 'RECORD' AND rc_partition_of(pk.keys, m.record) IS NULL) AS unplaced,
     (SELECT list(stream ORDER BY stream) FROM rc_singer_streams WHERE replication_key IS NULL)
-        AS without_cursor
+        AS without_cursor,
+    (SELECT min(m.run || ', line ' || m.line) FROM rc_singer_messages AS m
+     JOIN rc_singer_streams AS s USING (stream)
+     WHERE m.type = 'RECORD' AND s.replication_key IS NOT NULL
+       AND list_bool_or(list_transform(
+               list_append(coalesce(s.key_properties, []), s.replication_key),
+               lambda k: coalesce(json_type(m.record, '$."' || k || '"'), 'NULL') = 'NULL'
+           ))) AS incomplete
