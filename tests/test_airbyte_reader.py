@@ -299,6 +299,12 @@ def test_raw_tables_that_match_no_stream_are_refused(
         {"type": "STREAM", "stream": {"stream_descriptor": {"name": "items"}, "stream_state": 3}},
         {"type": "LEGACY", "data": [1]},
         {"type": "PER_PARTITION"},
+        # a stream the catalog does not name (here: without its namespace)
+        {
+            "type": "STREAM",
+            "stream": {"stream_descriptor": {"name": "other"}, "stream_state": {"updated_at": 5}},
+        },
+        {"type": "LEGACY", "data": {"cdc": True, "streams": []}},
     ],
 )
 def test_a_state_of_another_shape_is_refused(

@@ -313,3 +313,34 @@ def test_stored_documents_of_another_shape_are_refused_in_one_line(
     data = Dataset(tmp_path / "state")
     data.load(1, [("a", 1)], odd)
     assert "no stored state" in _refused(tmp_path / "state", tmp_path / "o-state", capsys)
+
+
+def test_tables_it_would_read_in_part_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Files of a format it does not read, a table name leading elsewhere, rows
+    without their load, a Delta table, a moved cursor with no table of its own: each
+    refused in one line, never read in part."""
+    data = Dataset(tmp_path / "csv")
+    data.load(1, [("a", 1)], _state(1, -1, []))
+    (data.folder / "items" / "2.csv.gz").write_bytes(b"")
+    said = _refused(tmp_path / "csv", tmp_path / "1", capsys)
+    assert "table items holds items/2.csv.gz, neither Parquet nor JSON Lines" in said
+    schema = json.loads(_schema())
+    schema["tables"]["../../secret"] = {**schema["tables"]["items"], "resource": "items"}
+    del schema["tables"]["items"]
+    data = Dataset(tmp_path / "name", schema=json.dumps(schema))
+    data.load(1, [("a", 1)], _state(1, -1, []))
+    assert "is not a folder's name" in _refused(tmp_path / "name", tmp_path / "2", capsys)
+    data = Dataset(tmp_path / "noload")
+    data.load(1, [("a", 1)], _state(1, -1, []))
+    (data.folder / "items" / "x.jsonl").write_text('{"id": "b", "updated_at": 1}\n')
+    assert "rows without _dlt_load_id" in _refused(tmp_path / "noload", tmp_path / "3", capsys)
+    data = Dataset(tmp_path / "delta", schema=_schema(table_format="delta"))
+    data.load(1, [("a", 1)], _state(1, -1, []))
+    assert "is a delta table" in _refused(tmp_path / "delta", tmp_path / "4", capsys)
+    data = Dataset(tmp_path / "moved")
+    data.load(1, [("a", 1)], _state(1, -1, [], backfill={"incremental": {"updated_at": {
+        "initial_value": 0, "last_value": 100, "unique_hashes": []}}}))  # fmt: skip
+    said = _refused(tmp_path / "moved", tmp_path / "5", capsys)
+    assert "resource backfill stored a cursor past its initial value but has no table" in said

@@ -177,8 +177,8 @@ def _refuse(con: duckdb.DuckDBPyConnection, fail: partial[InputError]) -> None:
     if malformed is not None:
         raise fail(
             f"the STATE at {malformed} is not of the Airbyte protocol's shape (STREAM,"
-            " GLOBAL or LEGACY, each stream's state an object under its stream's name):"
-            " it cannot be read"
+            " GLOBAL or LEGACY, each stream's state an object under the name of a stream"
+            f" of {CATALOG}, with its namespace): it cannot be read"
         )
     if unkeyed is not None:
         raise fail(

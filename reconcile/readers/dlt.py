@@ -84,7 +84,8 @@ WHAT_IT_PROVES = (
     "dlt destination: rows of completed loads (_dlt_loads) read as committed receipts, of"
     " loads never completed as failed; each incremental cursor's last_value in"
     " _dlt_pipeline_state as a checkpoint write without compare-and-swap (exclusive where"
-    " the state keeps the boundary's row hashes, else inclusive); no page log, so"
+    " the state keeps the boundary's row hashes, else inclusive, which with lag or"
+    " without deduplication reports ties read later as overclaims); no page log, so"
     " receipts-only evidence"
 )
 
@@ -214,9 +215,26 @@ def _attach(con: duckdb.DuckDBPyConnection, where: Destination) -> str:
 
 
 def _table_files(where: Destination, table: str, *, empty_ok: bool = False) -> list[Path]:
+    """The files of a table's folder: Parquet or JSON Lines only; a file of another
+    format, a name leading elsewhere, or a link leading outside is refused."""
     assert where.folder is not None
+    if (
+        not table
+        or any(part in ("", ".", "..") for part in table.replace("\\", "/").split("/"))
+        or "/" in table
+    ):
+        raise _fail(where.root, f"table name {table!r} is not a folder's name: it is not read")
     folder = where.folder / table
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name.endswith(DATA_SUFFIXES))
+    entries = [folder, *sorted(folder.rglob("*"))] if folder.exists() else []
+    inside(where.folder, [e for e in entries if e.is_symlink()], partial(_fail, where.root))
+    files = [p for p in entries if p.is_file()]
+    other = [p for p in files if not p.name.endswith(DATA_SUFFIXES)]
+    if other:
+        raise _fail(
+            where.root,
+            f"table {table} holds {other[0].relative_to(where.folder)}, neither Parquet nor"
+            " JSON Lines: its rows would go unread",
+        )
     if not files and not empty_ok:
         raise _fail(where.root, f"table {table} has no Parquet or JSON Lines file under {table}/")
     if len({p.suffix == ".parquet" for p in files}) > 1:
@@ -277,10 +295,14 @@ def _schema_tables(root: Path, name: str, text: str | None) -> dict[str, dict[st
 
 
 def _streams(
-    con: duckdb.DuckDBPyConnection, root: Path, wanted: dict[str, tuple[str, str]]
+    con: duckdb.DuckDBPyConnection,
+    root: Path,
+    wanted: dict[str, tuple[str, str]],
+    moved: set[str],
 ) -> dict[str, Stream]:
     """The root table of each incremental resource (``wanted``: resource -> (source,
-    cursor path)), from the newest stored schemas: its cursor column, primary key
+    cursor path); ``moved``: those whose cursor left its initial value), from the
+    newest stored schemas: its cursor column, primary key
     and write disposition."""
     schemas = {
         name: _schema_tables(root, name, text)
@@ -298,11 +320,23 @@ def _streams(
             and not name.startswith("_dlt")
         ]
         if not tables:
+            if resource in moved:
+                raise _fail(
+                    root,
+                    f"resource {resource} stored a cursor past its initial value but has no"
+                    " table of its own (does it write into another resource's table?)",
+                )
             continue  # a resource that never yielded a row: no table, nothing to audit
         if len(tables) > 1:
             names = ", ".join(name for name, _ in tables)
             raise _fail(root, f"resource {resource} writes several tables ({names})")
         name, table = tables[0]
+        if str(table.get("table_format") or "native") not in ("native", "None"):
+            raise _fail(
+                root,
+                f"table {name} is a {table['table_format']} table: its files are not its"
+                " rows (old versions stay), and this reader does not read that format",
+            )
         columns = table.get("columns") or {}
         hinted = [c for c, spec in columns.items() if spec.get("incremental")]
         plain = path.removeprefix("$.").lower()
@@ -367,6 +401,7 @@ def _read_cursors(
                     "resource": resource,
                     "last_value": _plain(entry.get("last_value")),
                     "start_value": _plain(entry.get("start_value")),
+                    "initial_value": _plain(entry.get("initial_value")),
                     "boundary_hashes": _count(entry.get("unique_hashes")),
                 }
             )
@@ -421,12 +456,13 @@ def read_dlt(path: str | Path, out: Path) -> dict[str, Any]:
             _raw_views(con, where, dataset)
             con.sql(sql.load("readers/dlt_loads")).create("rc_dlt_loads")
             cursors, wanted, pipelines = _read_cursors(con, where.root)
+            moved = {c["resource"] for c in cursors if c["last_value"] != c.pop("initial_value")}
             if not wanted:
                 raise fail(
                     f"no stored state ({STATES}) holds an incremental cursor: only a"
                     " resource read with dlt.sources.incremental has one to audit"
                 )
-            by_resource = _streams(con, where.root, wanted)
+            by_resource = _streams(con, where.root, wanted, moved)
             if not by_resource:
                 raise fail(
                     "no incremental resource has a table yet (none yielded a row): there"
@@ -459,7 +495,15 @@ def read_dlt(path: str | Path, out: Path) -> dict[str, Any]:
                 "CREATE TEMP TABLE rc_dlt_streams AS SELECT * FROM rc_dlt_streams_arrow"
             ).fetchall()
             _rows_view(con, where, dataset, streams)
-            downwards, untimed = con.execute(sql.load("readers/dlt_refusals")).fetchall()[0]
+            downwards, untimed, unloaded = con.execute(sql.load("readers/dlt_refusals")).fetchall()[
+                0
+            ]
+            if unloaded is not None:
+                raise fail(
+                    f"table {unloaded} has rows without _dlt_load_id (dlt loads an Arrow or"
+                    " pandas resource's rows without it unless add_dlt_load_id is set):"
+                    " their loads, and so their times, are unknown"
+                )
             if downwards is not None:
                 raise fail(
                     f"table {downwards}'s cursor went down: a cursor read downwards"

@@ -1,7 +1,8 @@
 -- What the Airbyte reader refuses, in one pass over the streams, states and records:
 -- the first STATE message not of the protocol's shape (a kind it does not have, a
 -- stream state without its stream's name, global stream states that are no list,
--- legacy data that is no object, a stream state that is no object), the first
+-- legacy data that is no object, a stream state that is no object, the state of a
+-- stream the catalog does not name), the first
 -- incremental stream with no primary key or no cursor field, the first state of an incremental stream without its cursor field's value (a per-partition or
 -- a concurrent, sliced state: its records do not say their partition or slice), and
 -- the first stream that records name and the catalog does not (or a record without
@@ -22,6 +23,8 @@ SELECT
         UNION ALL
         SELECT sync, line FROM rc_airbyte_states
         WHERE stream IS NULL OR (blob IS NOT NULL AND json_type(blob) NOT IN ('OBJECT', 'NULL'))
+           -- a stream's state the catalog does not name would claim for no stream
+           OR stream NOT IN (SELECT stream FROM rc_airbyte_streams)
     )) AS malformed,
     (SELECT min(stream) FROM rc_airbyte_streams
      WHERE sync_mode = 'incremental' AND (len(coalesce(primary_key, [])) = 0
