@@ -332,3 +332,16 @@ def test_a_record_without_its_key_or_cursor_is_refused(
     for n, (record, said) in enumerate(cases):
         logs = _logs(tmp_path / f"logs{n}", [[record, _stream_state(1)]])
         assert said in _refused(logs, tmp_path / f"o{n}", capsys)
+
+
+def test_an_empty_configured_cursor_takes_the_sources_default(tmp_path: Path) -> None:
+    """A source-defined cursor and key: the configured stream leaves them empty, and
+    the stream's defaults are the ones read."""
+    catalog = _catalog(cursor_field=[], primary_key=[])
+    stream = catalog["streams"][0]["stream"]
+    stream["default_cursor_field"] = ["updated_at"]
+    stream["source_defined_primary_key"] = [["id"]]
+    logs = _logs(tmp_path / "logs", [[_record("a", 1, 0), _stream_state(1)]], catalog=catalog)
+    _, tables = _read(logs, tmp_path)
+    assert tables["scopes"].rows() == [("items", "updated_at", "discrete")]
+    assert tables["receipts"]["event_id"].to_list() == ["a"]

@@ -344,3 +344,14 @@ def test_tables_it_would_read_in_part_are_refused(
         "initial_value": 0, "last_value": 100, "unique_hashes": []}}}))  # fmt: skip
     said = _refused(tmp_path / "moved", tmp_path / "5", capsys)
     assert "resource backfill stored a cursor past its initial value but has no table" in said
+
+
+def test_rows_without_a_cursor_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = Dataset(tmp_path / "dest")
+    data.load(1, [("a", 1)], _state(1, -1, []))
+    (data.folder / "items" / "y.jsonl").write_text(
+        json.dumps({"id": "b", "updated_at": None, "_dlt_load_id": _load_id(1)}) + "\n"
+    )
+    assert "rows without a cursor value" in _refused(tmp_path / "dest", tmp_path / "o", capsys)

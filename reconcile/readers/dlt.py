@@ -495,14 +495,19 @@ def read_dlt(path: str | Path, out: Path) -> dict[str, Any]:
                 "CREATE TEMP TABLE rc_dlt_streams AS SELECT * FROM rc_dlt_streams_arrow"
             ).fetchall()
             _rows_view(con, where, dataset, streams)
-            downwards, untimed, unloaded = con.execute(sql.load("readers/dlt_refusals")).fetchall()[
-                0
-            ]
+            downwards, untimed, unloaded, uncursored = con.execute(
+                sql.load("readers/dlt_refusals")
+            ).fetchall()[0]
             if unloaded is not None:
                 raise fail(
                     f"table {unloaded} has rows without _dlt_load_id (dlt loads an Arrow or"
                     " pandas resource's rows without it unless add_dlt_load_id is set):"
                     " their loads, and so their times, are unknown"
+                )
+            if uncursored is not None:
+                raise fail(
+                    f"table {uncursored} has rows without a cursor value (a resource with"
+                    " on_cursor_value_missing='include'): they have no position to audit"
                 )
             if downwards is not None:
                 raise fail(

@@ -1,6 +1,7 @@
 -- Each stream of the configured catalog (rc_airbyte_catalog_raw: the catalog.json a
 -- sync ran with): its name as the messages name it (namespace.name where it has a
--- namespace), its sync mode, primary key and cursor field, each a path of JSON keys.
+-- namespace), its sync mode, primary key and cursor field, each a path of JSON keys
+-- (an empty one in the configured stream: the source's default).
 WITH streams AS (
     SELECT unnest(streams) AS s FROM rc_airbyte_catalog_raw
 )
@@ -10,15 +11,15 @@ SELECT
     s.stream.name AS name,
     s.stream.namespace AS namespace,
     s.sync_mode AS sync_mode,
-    coalesce(s.primary_key, s.stream.source_defined_primary_key) AS primary_key,
-    coalesce(s.cursor_field, s.stream.default_cursor_field) AS cursor_field,
+    coalesce(nullif(s.primary_key, []), s.stream.source_defined_primary_key) AS primary_key,
+    coalesce(nullif(s.cursor_field, []), s.stream.default_cursor_field) AS cursor_field,
     -- a JSON path of each: '$."a"."b"'
     list_transform(
-        coalesce(s.primary_key, s.stream.source_defined_primary_key),
+        coalesce(nullif(s.primary_key, []), s.stream.source_defined_primary_key),
         lambda p: '$' || array_to_string(list_transform(p, lambda k: '."' || replace(k, '"', '\"') || '"'), '')
     ) AS key_paths,
     '$' || array_to_string(
-        list_transform(coalesce(s.cursor_field, s.stream.default_cursor_field),
+        list_transform(coalesce(nullif(s.cursor_field, []), s.stream.default_cursor_field),
                        lambda k: '."' || replace(k, '"', '\"') || '"'), ''
     ) AS cursor_path
 FROM streams

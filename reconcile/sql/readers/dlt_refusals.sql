@@ -3,7 +3,8 @@
 -- below the run's start, or a row of the load above the last_value it stored), the
 -- first load id of a row that is neither a completed load's nor a time (its receipt
 -- would have no time), and the first table with a row without _dlt_load_id (an
--- Arrow or pandas resource's, which dlt loads without it).
+-- Arrow or pandas resource's, which dlt loads without it), and the first table with
+-- a row without its cursor (on_cursor_value_missing="include").
 SELECT
     (SELECT min(stream) FROM (
         SELECT stream FROM rc_dlt_cursors
@@ -16,4 +17,5 @@ SELECT
     (SELECT min(r.load_id) FROM rc_dlt_rows AS r
      WHERE r.load_id NOT IN (SELECT load_id FROM rc_dlt_loads)
        AND TRY_CAST(r.load_id AS DOUBLE) IS NULL) AS untimed,
-    (SELECT min(stream) FROM rc_dlt_rows WHERE load_id IS NULL) AS unloaded
+    (SELECT min(stream) FROM rc_dlt_rows WHERE load_id IS NULL) AS unloaded,
+    (SELECT min(stream) FROM rc_dlt_rows WHERE cursor IS NULL) AS uncursored
