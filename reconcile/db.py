@@ -46,9 +46,12 @@ _OPTIONS = {
 }
 
 SPILL_PREFIX = "reconcile-spill-"
+# A spill folder is made under this prefix, locked, then renamed to SPILL_PREFIX: a
+# sweep by another process never sees one of ours before its lock is held.
+_MAKING_PREFIX = "reconcile-making-"
 _SPILL_LOCK = "owner.lock"
-# A spill folder without its lock file is a run's being made, or one from before the
-# lock: removed only once this old.
+# A spill folder without its lock file (one from before the lock), or a folder left
+# half made by a run killed while making it: removed only once this old.
 _UNLOCKED_AGE_S = 3600
 
 
@@ -98,13 +101,16 @@ def sweep_spill_folders(base: Path) -> list[Path]:
     removed: list[Path] = []
     try:
         candidates = sorted(base.glob(f"{SPILL_PREFIX}*"))
+        making = sorted(base.glob(f"{_MAKING_PREFIX}*"))
     except OSError:
         return removed
-    for folder in candidates:
+    for folder in candidates + making:
         if not folder.is_dir() or folder.is_symlink():
             continue
         lock = folder / _SPILL_LOCK
         try:
+            if folder.name.startswith(_MAKING_PREFIX):
+                raise FileNotFoundError(lock)  # judged by its age alone
             with lock.open("rb") as handle:
                 try:
                     fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -127,20 +133,35 @@ def _own_spill_folder(config: EngineConfig) -> tuple[Path, IO[bytes]]:
     """A fresh spill folder under the configured base, and the open lock file that
     says it is in use; stale folders of killed runs are swept first."""
     base = _spill_base(config)
-    option, variable = _OPTIONS["temp_directory"]
     try:
         base.mkdir(parents=True, exist_ok=True)
         sweep_spill_folders(base)
-        folder = Path(tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-", dir=base))
-        handle = (folder / _SPILL_LOCK).open("wb")
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        making = Path(tempfile.mkdtemp(prefix=f"{_MAKING_PREFIX}{os.getpid()}-", dir=base))
     except OSError as error:
-        raise ResourceError(
-            f"cannot make a spill folder under {base}: {error.strerror or error}",
-            resource="disk",
-            hint=f"point {option} (or {variable}) at a writable folder with free space",
-        ) from None
+        raise _no_spill_folder(base, error) from None
+    try:
+        handle = (making / _SPILL_LOCK).open("wb")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            # locked, it takes the name a sweep looks at (the lock moves with it)
+            folder = base / (SPILL_PREFIX + making.name.removeprefix(_MAKING_PREFIX))
+            making.rename(folder)
+        except OSError:
+            handle.close()
+            raise
+    except OSError as error:
+        shutil.rmtree(making, ignore_errors=True)
+        raise _no_spill_folder(base, error) from None
     return folder, handle
+
+
+def _no_spill_folder(base: Path, error: OSError) -> ResourceError:
+    option, variable = _OPTIONS["temp_directory"]
+    return ResourceError(
+        f"cannot make a spill folder under {base}: {error.strerror or error}",
+        resource="disk",
+        hint=f"point {option} (or {variable}) at a writable folder with free space",
+    )
 
 
 def _release(folder: Path, handle: IO[bytes]) -> None:

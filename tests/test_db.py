@@ -133,3 +133,56 @@ def test_an_interrupt_while_the_spill_folder_is_made_never_leaves_it(
     gc.collect()  # the half-made engine, no longer referenced, is collected
     assert interrupted
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_sweep_by_another_run_never_takes_a_folder_being_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two runs sharing a temp folder (two audits at once, or a test suite's
+    workers): one sweeps spill folders while the other makes its own. A sweep that
+    lands between the other's making of the folder and its taking of the lock finds
+    it not yet locked; it must leave it alone (it once removed it, and the run
+    failed with exit 4, "cannot make a spill folder")."""
+    import fcntl  # noqa: PLC0415
+    import types  # noqa: PLC0415
+
+    from reconcile import db  # noqa: PLC0415
+
+    swept: list[list[Path]] = []
+    sweeping: list[bool] = []
+
+    def sweep_then_flock(handle: object, operation: int) -> None:
+        if not sweeping:  # the other run's sweep, at the worst moment (once)
+            sweeping.append(True)
+            swept.append(db.sweep_spill_folders(tmp_path))
+        fcntl.flock(handle, operation)  # type: ignore[arg-type]
+
+    fake = types.SimpleNamespace(**{n: getattr(fcntl, n) for n in dir(fcntl) if n.isupper()})
+    fake.flock = sweep_then_flock
+    monkeypatch.setattr(db, "fcntl", fake)
+    with Engine(EngineConfig(temp_directory=tmp_path)) as engine:
+        assert swept == [[]]
+        folder = engine.spill_folder
+        assert folder is not None and folder.is_dir()
+        assert folder.name.startswith(db.SPILL_PREFIX)
+        monkeypatch.undo()
+        assert db.sweep_spill_folders(tmp_path) == []  # locked: alive
+        assert folder.is_dir()
+        assert engine.con.execute("SELECT count(*) FROM range(10)").fetchall() == [(10,)]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_left_half_made_is_swept_once_old(tmp_path: Path) -> None:
+    """A run killed while it made its spill folder leaves it under the making
+    prefix: a young one may be another run's, an old one is removed."""
+    from reconcile import db  # noqa: PLC0415
+
+    young = tmp_path / "reconcile-making-1-young"
+    old = tmp_path / "reconcile-making-2-old"
+    for folder in (young, old):
+        folder.mkdir()
+        (folder / "owner.lock").write_bytes(b"")
+    long_ago = os.stat(old).st_mtime - 2 * 3600
+    os.utime(old, (long_ago, long_ago))
+    assert db.sweep_spill_folders(tmp_path) == [old]
+    assert young.is_dir() and not old.exists()

@@ -281,7 +281,7 @@ def test_as_of_outside_the_engines_times_is_a_usage_error(
 ) -> None:
     for command in ("frontier", "watermarks"):
         code, out, err = run(capsys, command, str(DATA / "clean"), "--as-of", as_of)
-        assert code == EXIT_INVALID
+        assert code == EXIT_INVALID, err
         assert out == ""
         assert "outside the times the reconciler computes in" in err
 
