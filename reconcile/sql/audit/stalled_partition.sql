@@ -1,7 +1,7 @@
 -- stalled_partition: a partition stayed among the limiting partitions of the scalar
 -- claimed frontier, with an unchanged claim, for longer than the threshold, measured
 -- over every §4.15 evaluation instant (kept or not) and T. One finding per
--- partition, for its longest stay.
+-- partition, for its longest stay (the earliest of equally long ones).
 WITH hist AS (
     SELECT scope_id, idx, t, frontier,
            row_number() OVER (PARTITION BY scope_id ORDER BY idx) AS k
@@ -11,44 +11,60 @@ WITH hist AS (
 nexts AS (
     SELECT *, lead(t) OVER (PARTITION BY scope_id ORDER BY k) AS next_t FROM hist
 ),
-spans AS (
-    -- each value the frontier took, and the instants it was it between: the claims
-    -- that can hold it are of that value, over those instants
+runs AS (
+    -- each run of consecutive instants at which the frontier kept one value
     SELECT scope_id, frontier, min(idx) AS first, max(idx) AS last
-    FROM hist WHERE frontier IS NOT NULL GROUP BY scope_id, frontier
+    FROM (
+        SELECT *, k - row_number() OVER (PARTITION BY scope_id, frontier ORDER BY k) AS run
+        FROM hist
+        WHERE frontier IS NOT NULL
+    )
+    GROUP BY scope_id, frontier, run
 ),
-holding AS (
-    SELECT s.scope_id, s.partition_id, s.v, s.lo, s.hi,
-           -- one number per partition and claim: the islands' window partitions by it
-           dense_rank() OVER (ORDER BY s.scope_id, s.partition_id, s.v) AS holder
+pieces AS (
+    -- a claim of the run's value, over the run's instants that its stretch [lo, hi)
+    -- holds: a partition limiting the frontier at each of them (the claims of a
+    -- partition never overlap, so each instant is counted once)
+    SELECT s.scope_id, s.partition_id, s.v,
+           greatest(s.lo, r.first) AS lo, least(s.hi, r.last + 1) AS hi
     FROM rc_claim_segments AS s
-    JOIN spans AS f
-        ON f.scope_id = s.scope_id AND f.frontier = s.v AND s.lo <= f.last AND f.first < s.hi
+    JOIN runs AS r
+        ON r.scope_id = s.scope_id AND r.frontier = s.v AND s.lo <= r.last AND r.first < s.hi
     WHERE NOT s.unknown AND NOT s.incomparable
 ),
-limiting AS (
-    SELECT h.scope_id, s.partition_id, s.v, s.holder, h.k, h.t, h.next_t
-    FROM nexts AS h
-    JOIN holding AS s
-        ON s.scope_id = h.scope_id AND s.v = h.frontier AND s.lo <= h.idx AND h.idx < s.hi
-    WHERE h.frontier IS NOT NULL
+located AS (
+    -- the piece's first instant (at or after lo) and last (before hi), by number; a
+    -- stretch between two instants holds none (a > b)
+    SELECT p.scope_id, p.partition_id, p.v, a.k AS a, a.t AS since, b.k AS b, b.next_t
+    FROM pieces AS p
+    ASOF JOIN nexts AS a ON a.scope_id = p.scope_id AND p.lo <= a.idx
+    ASOF JOIN nexts AS b ON b.scope_id = p.scope_id AND p.hi > b.idx
 ),
 islands AS (
-    SELECT *, k - row_number() OVER (PARTITION BY holder ORDER BY k) AS island
-    FROM limiting
+    -- a stay: the pieces of one partition and claim at consecutive instants (two
+    -- stretches of one claim value, back to back, are one stay)
+    SELECT *, sum(fresh) OVER (PARTITION BY scope_id, partition_id, v ORDER BY a) AS island
+    FROM (
+        SELECT *,
+               CASE WHEN a = lag(b) OVER (PARTITION BY scope_id, partition_id, v ORDER BY a) + 1
+                    THEN 0 ELSE 1 END AS fresh
+        FROM located
+        WHERE a <= b
+    )
 ),
 stays AS (
-    -- until: the instant after the island's last, or T after the scope's last
-    -- instant (next_t null: arg_max_null keeps that null, where arg_max skipped it
-    -- and cut the stay short at the last instant)
-    SELECT scope_id, partition_id, v, min(t) AS since,
-           coalesce(arg_max_null(next_t, k), rc_as_of()) AS until
+    -- until: the instant after the stay's last, or T after the scope's last instant
+    -- (next_t null: arg_max_null keeps that null, where arg_max skipped it and cut
+    -- the stay short at the last instant)
+    SELECT scope_id, partition_id, v, min(since) AS since,
+           coalesce(arg_max_null(next_t, b), rc_as_of()) AS until
     FROM islands
     GROUP BY scope_id, partition_id, v, island
 ),
 longest AS (
     SELECT scope_id, partition_id,
-           arg_max({'since': since, 'until': until, 'claim': v}, until - since) AS stay
+           arg_max({'since': since, 'until': until, 'claim': v},
+                   {'length': until - since, 'earlier': -epoch_ns(since)}) AS stay
     FROM stays
     WHERE epoch_ns(until) - epoch_ns(since) > $stall_ns
     GROUP BY scope_id, partition_id
