@@ -33,6 +33,8 @@ CREATE OR REPLACE TEMP MACRO rc_dusk() AS TIMESTAMP_NS '2261-12-31 00:00:00';
 -- A partition's key: rc_partitions.pk, checked there to be unique among the log
 -- set's partitions, so that the event-level tables carry one integer, not two strings.
 CREATE OR REPLACE TEMP MACRO rc_pk(scope_id, partition_id) AS hash(scope_id, partition_id);
+-- a // b rounded down (b > 0), where // rounds toward zero: never overflows
+CREATE OR REPLACE TEMP MACRO rc_floor_div(a, b) AS a // b - CASE WHEN a % b < 0 THEN 1 ELSE 0 END;
 -- What an event's receipts counted at T say, as bits (rc_receipt_events.flags):
 -- 1 a durable outcome, 2 a failed one, 4 an ineligible one, 8 an ineligible one
 -- with eligibility_stable, 16 two durable receipts or more (replayed), 32 seen at

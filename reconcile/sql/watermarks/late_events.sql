@@ -6,19 +6,57 @@
 -- with every write of its partition costs their product). Run here, where the
 -- slice's events are in memory, rather than over all snapshot events gathered.
 WITH spans AS (
-    SELECT pk, min(idx) AS first, max(idx) + 1 AS n
-    FROM rc_late_reach
-    SEMI JOIN rc_slice USING (pk)
-    GROUP BY pk
+    -- each partition's run of instants, and its writes' times cut in stretches of w
+    -- nanoseconds (about 256 of them, from q0 * w on; k_max the last one's number)
+    SELECT *, rc_floor_div(t_max, w) - rc_floor_div(t_min, w) AS k_max, rc_floor_div(t_min, w) AS q0
+    FROM (
+        SELECT pk, min(idx) AS first, max(idx) + 1 AS n,
+               epoch_ns(min(t)) AS t_min, epoch_ns(max(t)) AS t_max,
+               CAST((CAST(epoch_ns(max(t)) AS HUGEINT) - epoch_ns(min(t))) // 256 + 1 AS BIGINT)
+                   AS w
+        FROM rc_late_reach
+        SEMI JOIN rc_slice USING (pk)
+        GROUP BY pk
+    )
+),
+bounds AS (
+    -- a bound from above on the reach within each stretch: the reach at its last
+    -- nanosecond (the last stretch's: the last reach). The running highest claim only
+    -- grows, so an event whose position lies above the bound of the stretch it
+    -- appeared in is not late; only the others are searched (where claims trail the
+    -- events, as ingestion has them, nearly none)
+    SELECT b.pk, b.k, r.reach
+    FROM (
+        SELECT pk, k,
+               CASE WHEN k = k_max THEN t_max ELSE (q0 + k + 1) * w - 1 END AS bound_ns
+        FROM spans, range(0, 258) AS r(k)
+        WHERE k <= k_max
+    ) AS b
+    ASOF LEFT JOIN (SELECT pk, epoch_ns(t) AS t_ns, reach FROM rc_late_reach) AS r
+        ON r.pk = b.pk AND r.t_ns <= b.bound_ns
+),
+appeared AS (
+    -- the eligible rows that became visible, each with its stretch: none before the
+    -- partition's first write (no claim was written before them), the last one at
+    -- or after its last write
+    SELECT s.pk, s.event_id, s.appeared_pos, s.appeared_at, sp.first, sp.n,
+           CASE
+               WHEN epoch_ns(s.appeared_at) >= sp.t_max THEN sp.k_max
+               ELSE rc_floor_div(epoch_ns(s.appeared_at), sp.w) - sp.q0
+           END AS k
+    FROM rc_snapshot_slice AS s
+    JOIN spans AS sp USING (pk)
+    WHERE s.appeared_at IS NOT NULL AND epoch_ns(s.appeared_at) >= sp.t_min
 ),
 located AS (
     -- over each event's eligible rows that became visible: the first reach instant
-    -- of its partition at or after appeared_at (n where none is)
-    SELECT s.pk, s.event_id, s.appeared_pos, s.appeared_at,
-           rc_reach_no(sp.first, sp.n, s.appeared_at) AS at_or_after
-    FROM rc_snapshot_slice AS s
-    JOIN spans AS sp USING (pk)
-    WHERE s.appeared_at IS NOT NULL
+    -- of its partition at or after appeared_at (n where none is), for the events
+    -- that the bound of their stretch does not clear
+    SELECT a.pk, a.event_id, a.appeared_pos, a.appeared_at,
+           rc_reach_no(a.first, a.n, a.appeared_at) AS at_or_after
+    FROM appeared AS a
+    JOIN bounds AS b ON b.pk = a.pk AND b.k = a.k
+    WHERE rc_cert(a.appeared_pos, true, true) <= b.reach
 )
 -- late when the highest claim written at or before appeared_at covers its position:
 -- the reach found, where it came at appeared_at, else the one before it (of the same
