@@ -7,13 +7,15 @@
 -- slice's events are in memory, rather than over all snapshot events gathered.
 WITH spans AS (
     -- each partition's run of instants, and its writes' times cut in stretches of w
-    -- nanoseconds (about 256 of them, from q0 * w on; k_max the last one's number)
-    SELECT *, rc_floor_div(t_max, w) - rc_floor_div(t_min, w) AS k_max, rc_floor_div(t_min, w) AS q0
+    -- nanoseconds (about four per instant, from q0 * w on; k_max the last one's
+    -- number)
+    SELECT *, rc_floor_div(t_max, w) - rc_floor_div(t_min, w) AS k_max,
+           rc_floor_div(t_min, w) AS q0
     FROM (
         SELECT pk, min(idx) AS first, max(idx) + 1 AS n,
                epoch_ns(min(t)) AS t_min, epoch_ns(max(t)) AS t_max,
-               CAST((CAST(epoch_ns(max(t)) AS HUGEINT) - epoch_ns(min(t))) // 256 + 1 AS BIGINT)
-                   AS w
+               CAST((CAST(epoch_ns(max(t)) AS HUGEINT) - epoch_ns(min(t))) // (4 * count(*)) + 1
+                    AS BIGINT) AS w
         FROM rc_late_reach
         SEMI JOIN rc_slice USING (pk)
         GROUP BY pk
@@ -29,8 +31,8 @@ bounds AS (
     FROM (
         SELECT pk, k,
                CASE WHEN k = k_max THEN t_max ELSE (q0 + k + 1) * w - 1 END AS bound_ns
-        FROM spans, range(0, 258) AS r(k)
-        WHERE k <= k_max
+        FROM spans
+        CROSS JOIN LATERAL (SELECT unnest(range(0, k_max + 1)) AS k) AS r
     ) AS b
     ASOF LEFT JOIN (SELECT pk, epoch_ns(t) AS t_ns, reach FROM rc_late_reach) AS r
         ON r.pk = b.pk AND r.t_ns <= b.bound_ns
