@@ -171,3 +171,27 @@ def test_writes_at_one_instant_count_together(tmp_path: Path) -> None:
     got = {f["event_id"]: f["generation"] for f in findings if f["rule"] == "late_insert"}
     assert got == {"e0": 1}
     assert reference(won, snapshot) == {("p0", "e0"): 1}
+
+
+def test_an_event_after_its_partitions_last_write_at_the_next_ones_first(
+    tmp_path: Path,
+) -> None:
+    """p1's one write (through 0, at 0 s) covered e0 before it appeared at 1 s, after
+    p1's last write. The search gives the number past p1's run, which is p0's first
+    write, and that came at 1 s too: taken for p1's own, it hid the finding (found by
+    the reference test above in CI, 2026-12-05; p1's run comes first in the reach)."""
+    won: Won = [("p0", 1, 0, True), ("p1", 0, 0, True)]
+    snapshot: Rows = [("p0", "e0", 0, False, None), ("p1", "e0", 0, True, 1)]
+    for function in (False, True):
+        path = write_logset(tmp_path / str(function), _tables(won, snapshot))
+        with (
+            mock.patch("reconcile.engine.namespace.SMALL_WORK", -1 if function else 10**18),
+            open_logset(path) as logset,
+        ):
+            findings = audit(logset).findings.to_dicts()
+        got = {
+            (f["partition_id"], f["event_id"]): f["generation"]
+            for f in findings
+            if f["rule"] == "late_insert"
+        }
+        assert got == {("p1", "e0"): 1} == reference(won, snapshot)

@@ -62,10 +62,12 @@ located AS (
 )
 -- late when the highest claim written at or before appeared_at covers its position:
 -- the reach found, where it came at appeared_at, else the one before it (of the same
--- partition: none where the event appeared before every write)
+-- partition: none where the event appeared before every write). The reach found is
+-- the partition's own (n, past its last, is the next partition's first instant,
+-- which may have come at appeared_at too)
 SELECT l.pk, l.event_id, l.appeared_pos AS position, l.appeared_at AS visible_at
 FROM located AS l
-LEFT JOIN rc_late_reach AS a ON a.idx = l.at_or_after
+LEFT JOIN rc_late_reach AS a ON a.idx = l.at_or_after AND a.pk = l.pk
 JOIN rc_late_reach AS w
     ON w.idx = CASE WHEN a.t = l.appeared_at THEN l.at_or_after ELSE l.at_or_after - 1 END
 WHERE w.pk = l.pk AND rc_cert(l.appeared_pos, true, w.discrete) <= w.reach
