@@ -146,18 +146,26 @@ def test_late_insert_equals_the_reference(
 ) -> None:
     """Two partitions, each with its own writes; the search run as the SQL macro a
     small log set gets, or as the Python function a large one gets."""
-    path = write_logset(Path(tmp_path_factory.mktemp("late")), _tables(won, snapshot))
+    folder = Path(tmp_path_factory.mktemp("late"))
+    assert late_findings(folder, won, snapshot, function) == reference(won, snapshot)
+
+
+def late_findings(
+    folder: Path, won: Won, snapshot: Rows, function: bool
+) -> dict[tuple[str, str], int]:
+    """(partition, event) -> generation of the audit's late_insert findings, the search
+    run as a Python function (``function``) or as the SQL macro."""
+    path = write_logset(folder, _tables(won, snapshot))
     with (
         mock.patch("reconcile.engine.namespace.SMALL_WORK", -1 if function else 10**18),
         open_logset(path) as logset,
     ):
         findings = audit(logset).findings.to_dicts()
-    got = {
+    return {
         (f["partition_id"], f["event_id"]): f["generation"]
         for f in findings
         if f["rule"] == "late_insert"
     }
-    assert got == reference(won, snapshot)
 
 
 def test_writes_at_one_instant_count_together(tmp_path: Path) -> None:
@@ -183,15 +191,5 @@ def test_an_event_after_its_partitions_last_write_at_the_next_ones_first(
     won: Won = [("p0", 1, 0, True), ("p1", 0, 0, True)]
     snapshot: Rows = [("p0", "e0", 0, False, None), ("p1", "e0", 0, True, 1)]
     for function in (False, True):
-        path = write_logset(tmp_path / str(function), _tables(won, snapshot))
-        with (
-            mock.patch("reconcile.engine.namespace.SMALL_WORK", -1 if function else 10**18),
-            open_logset(path) as logset,
-        ):
-            findings = audit(logset).findings.to_dicts()
-        got = {
-            (f["partition_id"], f["event_id"]): f["generation"]
-            for f in findings
-            if f["rule"] == "late_insert"
-        }
+        got = late_findings(tmp_path / str(function), won, snapshot, function)
         assert got == {("p1", "e0"): 1} == reference(won, snapshot)
