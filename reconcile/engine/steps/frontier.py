@@ -342,7 +342,7 @@ _CONTENDING_STEPS = Table(
 CONTENDING_STEPS = Step(
     "history/moving_steps",
     _CONTENDING_STEPS,
-    reads=("receipts", "rc_mutated", "rc_contending_windows"),
+    reads=("receipts", "rc_mutable_blocks", "rc_contending_windows"),
     bind=(("rc_page_windows", "rc_contending_windows"),),
 )
 

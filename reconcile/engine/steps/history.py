@@ -23,8 +23,9 @@ MUTATIONS = Step(
     table(
         "rc_mutations",
         "scope_id VARCHAR, partition_id VARCHAR, event_id VARCHAR,"
-        ' sightings STRUCT("position" COORD, seen_at TIMESTAMP_NS)[]',
-        "one row per event mutated at T: every position it was seen at, and when (§4.5)",
+        ' sightings STRUCT("position" COORD, seen_at TIMESTAMP_NS)[], pages VARCHAR[]',
+        "one row per event mutated at T: every position it was seen at, and when (§4.5),"
+        " and the pages its receipts came on",
     ),
     reads=("rc_partitions", "rc_mutated", "receipts", "snapshot"),
 )
@@ -65,10 +66,26 @@ PAGE_WINDOWS = Step(
         "scope_id VARCHAR, partition_id VARCHAR, page_id VARCHAR, discrete BOOLEAN,"
         " fetched_at TIMESTAMP_NS, complete_at TIMESTAMP_NS, min_position COORD,"
         " first_own_at TIMESTAMP_NS, last_own_at TIMESTAMP_NS, own_min_pos COORD,"
-        " tail_pos COORD, end_t TIMESTAMP_NS, outlives_next BOOLEAN",
-        "one row per page of rc_page_status: the window of time it blocks in (§4.7)",
+        " tail_pos COORD, end_t TIMESTAMP_NS, outlives_next BOOLEAN, mutable BOOLEAN",
+        "one row per page of rc_page_status: the window of time it blocks in (§4.7);"
+        " a mutable page (a receipt on it is of an event mutated at T) moves until"
+        " end_t (last_own_at is end_t), and its tail_pos is the highest its block takes",
     ),
-    reads=("rc_partitions", "rc_page_status"),
+    reads=("rc_partitions", "rc_page_status", "rc_mutations"),
+)
+
+MUTABLE_BLOCKS = Step(
+    "history/mutable_blocks",
+    table(
+        "rc_mutable_blocks",
+        "scope_id VARCHAR, partition_id VARCHAR, page_id VARCHAR, changed_at TIMESTAMP_NS,"
+        " last_event EVENT",
+        "one row per mutable page of rc_page_windows and instant its block can change,"
+        " from its first receipt on: the last event (in order at that instant, §4.5)"
+        " received on it by then (§4.7)",
+        transient=True,
+    ),
+    reads=("receipts", "rc_mutated", "rc_mutations", "rc_page_windows"),
 )
 
 MOVING_STEPS = Step(
@@ -81,7 +98,7 @@ MOVING_STEPS = Step(
         " value, between the page's first receipt and its last (§4.7)",
         transient=True,
     ),
-    reads=("receipts", "rc_mutated", "rc_page_windows"),
+    reads=("receipts", "rc_mutable_blocks", "rc_page_windows"),
 )
 
 PROVIDER_STEPS = Step(
@@ -175,7 +192,7 @@ def evaluate_points(prefix: str, points: str) -> tuple[Step, ...]:
                 " the page's last event so far",
                 transient=True,
             ),
-            reads=("receipts", "rc_mutated", pages),
+            reads=("receipts", "rc_mutable_blocks", pages),
             bind=(("rc_point_pages", pages),),
         ),
         Step(
@@ -237,6 +254,7 @@ CHANGE_POINTS = Step(
         "rc_event_segments",
         "rc_records",
         "rc_page_windows",
+        "rc_mutations",
         "receipts",
     ),
 )
@@ -288,6 +306,7 @@ STEPS: tuple[Producer, ...] = (
     EVENT_SEGMENTS,
     RECORDS,
     PAGE_WINDOWS,
+    MUTABLE_BLOCKS,
     MOVING_STEPS,
     PROVIDER_STEPS,
     CLAIM_STEPS,

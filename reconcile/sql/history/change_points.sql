@@ -29,6 +29,10 @@ WITH instants AS (
              AND w.page_id = r.page_id
           SEMI JOIN rc_selected AS s
               ON s.scope_id = r.scope_id AND s.partition_id = r.partition_id
+    -- a mutated event's sightings: a mutable page's block moves there (§4.5)
+    UNION SELECT m.scope_id, m.partition_id, s.s.seen_at
+          FROM rc_mutations AS m, unnest(m.sightings) AS s(s)
+          SEMI JOIN rc_selected AS l ON l.scope_id = m.scope_id AND l.partition_id = m.partition_id
     UNION SELECT scope_id, partition_id, rc_dawn() FROM rc_selected
 )
 SELECT row_number() OVER () - 1 AS point_id, i.scope_id, i.partition_id,

@@ -1,5 +1,6 @@
 -- The receipts of pages some point lies inside of, with the last event (in order)
--- received on the page so far at each: what the page's block is at that time.
+-- received on the page so far at each: what the page's block is at that time (for
+-- a mutable page, rc_mutable_blocks' rows: its block moves between receipts too).
 -- Receipts recorded at the same instant are peers (a RANGE frame): each row of
 -- that instant holds the last event over all of them, whichever the lookup finds.
 -- Only the page's own partition's receipts count, as in rc_page_receipts; the
@@ -10,6 +11,12 @@
 WITH wanted AS (
     SELECT DISTINCT scope_id, partition_id, page_id FROM rc_point_pages WHERE moving
 ),
+mutable AS (
+    SELECT w.*
+    FROM wanted AS w
+    SEMI JOIN rc_mutable_blocks AS b
+        ON b.scope_id = w.scope_id AND b.partition_id = w.partition_id AND b.page_id = w.page_id
+),
 wanted_partitions AS (
     SELECT DISTINCT scope_id, partition_id FROM wanted
 )
@@ -17,7 +24,7 @@ SELECT
     r.scope_id,
     r.page_id,
     r.recorded_at,
-    max({'p': coalesce(m.sort_pos, r.position), 'e': r.event_id}) OVER (
+    max({'p': r.position, 'e': r.event_id}) OVER (
         PARTITION BY r.scope_id, r.partition_id, r.page_id ORDER BY r.recorded_at
         RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
     ) AS last_event
@@ -26,6 +33,13 @@ SEMI JOIN wanted AS w
     ON w.scope_id = r.scope_id AND w.partition_id = r.partition_id AND w.page_id = r.page_id
 SEMI JOIN wanted_partitions AS wp
     ON wp.scope_id = r.scope_id AND wp.partition_id = r.partition_id
-LEFT JOIN rc_mutated AS m
-    ON m.pk = rc_pk(r.scope_id, r.partition_id) AND m.event_id = r.event_id
+ANTI JOIN mutable AS u
+    ON u.scope_id = r.scope_id AND u.partition_id = r.partition_id AND u.page_id = r.page_id
 WHERE r.recorded_at <= rc_as_of()
+UNION ALL
+-- a mutable page's (a receipt on it is of an event mutated at T): its last event at
+-- each instant it can change, each event where it sorts then
+SELECT b.scope_id, b.page_id, b.changed_at, b.last_event
+FROM rc_mutable_blocks AS b
+SEMI JOIN mutable AS u
+    ON u.scope_id = b.scope_id AND u.partition_id = b.partition_id AND u.page_id = b.page_id

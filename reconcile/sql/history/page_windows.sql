@@ -2,8 +2,18 @@
 -- enough known events lie in its range (the event_count-th event to become known;
 -- never, when too few are known at T). Inside that window it blocks before its first
 -- position until a receipt on it comes, then right after the last event (in order)
--- with a receipt on it.
-WITH windows AS (
+-- with a receipt on it, where that event sorts at the time (§4.5): a page holding
+-- a receipt of an event mutated at T is mutable, its block moving with that event's
+-- sort position until the window ends (history/mutable_blocks), so its moving part
+-- runs to end_t, and its tail_pos is the highest position any receipt on it gave:
+-- at no instant is its block above that.
+WITH mutable AS (
+    SELECT m.scope_id, m.partition_id, g.page_id,
+           max(list_max([s.position FOR s IN m.sightings])) AS top_pos
+    FROM rc_mutations AS m, unnest(m.pages) AS g(page_id)
+    GROUP BY ALL
+),
+windows AS (
     SELECT
         ps.scope_id,
         ps.partition_id,
@@ -13,19 +23,25 @@ WITH windows AS (
         ps.complete_at,
         ps.min_position,
         ps.first_at AS first_own_at,
-        ps.last_at AS last_own_at,
+        CASE WHEN u.page_id IS NULL THEN ps.last_at ELSE coalesce(ps.complete_at, rc_dusk()) END
+            AS last_own_at,
         ps.own_min_pos,
-        ps.block.p AS tail_pos
+        CASE WHEN u.page_id IS NULL THEN ps.block.p ELSE greatest(ps.block.p, u.top_pos) END
+            AS tail_pos,
+        coalesce(ps.complete_at, rc_dusk()) AS end_t,
+        u.page_id IS NOT NULL AS mutable
     FROM rc_page_status AS ps
     JOIN rc_partitions AS p USING (scope_id, partition_id)
+    LEFT JOIN mutable AS u USING (scope_id, partition_id, page_id)
 )
 SELECT
-    *,
-    coalesce(complete_at, rc_dusk()) AS end_t,
+    * EXCLUDE (end_t, mutable),
+    end_t,
     -- still open when the partition's next page is fetched: looked up by range
     coalesce(complete_at, rc_dusk()) > coalesce(
         lead(fetched_at) OVER (PARTITION BY scope_id, partition_id ORDER BY fetched_at, page_id),
         rc_dusk()
-    ) AS outlives_next
+    ) AS outlives_next,
+    mutable
 FROM windows
 WHERE complete_at IS NULL OR complete_at > fetched_at
