@@ -50,7 +50,7 @@ from reconcile.mapping.suggest import suggest_mapping
 from reconcile.problems import DEFAULT_EXAMPLES
 from reconcile.progress import Progress, StepClock, Steps, check_profile, write_profile
 from reconcile.readers import SOURCES
-from reconcile.readers.detect import WHAT, detect_source
+from reconcile.readers.detect import WHAT, detect_path, detect_source
 from reconcile.render.audit_text import render_audit_text
 from reconcile.render.diff_out import render_diff_json, render_diff_markdown, render_diff_text
 from reconcile.render.html import render_html
@@ -66,9 +66,11 @@ from reconcile.signals import Caught
 from reconcile.simulate import SimOptions, simulate
 from reconcile.simulate.options import Eligibility, Evidence, Membership
 from reconcile.validate import validate_logset
+from reconcile_schemas import TABLES
 
 if TYPE_CHECKING:
     from reconcile.spark.run import SparkEngine
+    from reconcile.validate.report import ValidationReport
 
 
 def _config(args: argparse.Namespace) -> EngineConfig:
@@ -235,6 +237,23 @@ def _check_places(args: argparse.Namespace) -> None:
         _refuse_inside(option, temp, folders)
 
 
+def _detected_source(args: argparse.Namespace) -> str | None:
+    """The reader of a log set given without --source that holds one framework's
+    artifacts (readers.detect) and no contract table: the audit reads it with that
+    reader, and says so. None where anything else is asked for (a mapping, Spark)."""
+    if args.source is not None or args.mapping is not None or args.engine == "spark":
+        return None
+    local = _local_logset(args)
+    if local is None:
+        return None
+    path = Path(local)
+    if path.is_dir() and any(
+        (path / f"{table}.parquet").exists() or (path / table).is_dir() for table in TABLES
+    ):
+        return None
+    return detect_path(path)
+
+
 def _audit(args: argparse.Namespace, clock: StepClock) -> int:
     # everything that can be refused is refused before the computation
     prepare_target(args.out, _local_logset(args), _waiting)
@@ -243,6 +262,14 @@ def _audit(args: argparse.Namespace, clock: StepClock) -> int:
     spark = args.engine == "spark"
     if spark and args.source is not None:
         raise UsageError("--source is read by the DuckDB engine only: leave out --engine spark")
+    detected = _detected_source(args)
+    if detected is not None:
+        _waiting(
+            f"{args.logset} holds {WHAT[detected]}: read by the {detected} reader, as with"
+            f" --source {detected} (docs/readers.md)"
+        )
+        args = copy.copy(args)
+        args.source = detected
     steps = Steps(
         SPARK_AUDIT_STEPS
         if spark
@@ -297,16 +324,42 @@ def _audit_source(args: argparse.Namespace, clock: StepClock) -> AuditResult:
     with tempfile.TemporaryDirectory(prefix="reconcile-source-", dir=base) as folder:
         read = SOURCES[args.source](args.logset, Path(folder))
         clock.step("validate")
-        with open_logset(folder, config=_config(args)) as logset:
-            result = audit(
-                logset,
-                as_of=args.as_of,
-                settings=AuditSettings(stall_minutes=args.stall_threshold),
-                step=clock.step,
-            )
+        try:
+            with open_logset(folder, config=_config(args)) as logset:
+                result = audit(
+                    logset,
+                    as_of=args.as_of,
+                    settings=AuditSettings(stall_minutes=args.stall_threshold),
+                    step=clock.step,
+                )
+        except InvalidLogSet as error:
+            raise InputError(_read_but_invalid(args, error.report)) from None
+        except (InputError, UsageError) as error:
+            # a message about the reader's temporary log set names the artifacts
+            raise type(error)(
+                str(error).replace(folder, f"{args.logset} (as read by --source {args.source})")
+            ) from None
     result.inputs["logset"] = str(args.logset)
     result.inputs["source"] = read
     return result
+
+
+def _read_but_invalid(args: argparse.Namespace, report: ValidationReport) -> str:
+    """A reader's log set that breaks the contract, in the words of the artifacts:
+    which table, column and rows, never the temporary folder's files."""
+    first = report.problems[0]
+    where = ".".join(part for part in (first.table, first.column) if part)
+    example = ""
+    if first.examples:
+        shown = {k: v for k, v in first.examples[0].items() if k not in ("file", "row")}
+        example = "; e.g. " + ", ".join(f"{k}={v!r}" for k, v in shown.items())
+    more = len(report.problems) - 1
+    return (
+        f"{args.logset}, read by the {args.source} reader, gives rows the contract refuses"
+        f" ({where}: {first.message}{example})"
+        + (f", and {more} more problem(s)" if more > 0 else "")
+        + ": a value in the artifacts or the source extract the reader could not place"
+    )
 
 
 def _diff(args: argparse.Namespace) -> int:

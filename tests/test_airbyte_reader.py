@@ -201,6 +201,11 @@ def test_what_it_cannot_read_is_refused(tmp_path: Path, capsys: pytest.CaptureFi
         ([[_record("a", 1, 0), _record("b", "2026-11-01", 1)]], None,
          "cursor values are integers and text"),
         ([[_record("a", 1, 0)]], _catalog(sync_mode="full_refresh"), "no stream of catalog.json"),
+        # no state: nothing claims how far the syncs read (never a clean report)
+        ([[_record("a", 1, 0), _record("b", 2, 1)]], None,
+         "no sync has a STATE holding an incremental stream's cursor"),
+        ([[{"type": "TRACE", "trace": {"emitted_at": MS}}]], None,
+         "no sync holds an Airbyte RECORD or STATE message"),
     ]  # fmt: skip
     for n, (syncs, catalog, said) in enumerate(cases):
         logs = _logs(tmp_path / f"logs{n}", syncs, catalog=catalog)
@@ -212,6 +217,11 @@ def test_what_it_cannot_read_is_refused(tmp_path: Path, capsys: pytest.CaptureFi
     empty = tmp_path / "empty"
     empty.mkdir()
     assert "holds no sync" in _refused(empty, tmp_path / "o-empty", capsys)
+    # a line that is no JSON, named by its own file's line (the first file has three)
+    torn = _logs(tmp_path / "torn", [[_record("a", 1, 0), _stream_state(1)], []])
+    with (torn / "sync-002.jsonl").open("a") as handle:
+        handle.write('{"type": "RECORD", "rec\n')
+    assert "sync-002.jsonl, line 2 is not JSON" in _refused(torn, tmp_path / "o-torn", capsys)
 
 
 def test_a_sync_that_leads_outside_the_folder_is_not_read(

@@ -1,10 +1,11 @@
 """The bundled examples of the frameworks' own artifacts (data/README.md), each made
 by the real framework (tests/frameworks/make_*_example.py): the audit with its reader
-reports what its truth.json says, and an audit without --source names the reader."""
+reports what its truth.json says, and an audit without --source detects the reader."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import polars as pl
@@ -36,15 +37,39 @@ def test_the_bundled_example_reports_what_its_truth_says(name: str, tmp_path: Pa
 
 
 @pytest.mark.parametrize("name", sorted(FRAMEWORK_EXAMPLES))
-def test_an_audit_without_source_names_the_reader(
+def test_an_audit_without_source_reads_it_with_the_reader_it_detects(
     name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """One command: a folder of one framework's artifacts (and no contract table) is
+    read by that framework's reader, which the audit names; its report is the one
+    --source gives."""
+    source = FRAMEWORK_EXAMPLES[name]
+    detected, given = tmp_path / "detected", tmp_path / "given"
+    assert main(["audit", str(DATA / name), "--out", str(detected)]) == 1
+    said = " ".join(capsys.readouterr().err.split())
+    assert f"read by the {source} reader, as with --source {source}" in said
+    assert main(["audit", str(DATA / name), "--source", source, "--out", str(given)]) == 1
+    for table in ("findings", "watermarks"):
+        assert pl.read_parquet(detected / f"{table}.parquet").equals(
+            pl.read_parquet(given / f"{table}.parquet")
+        )
+    summary = json.loads((detected / "summary.json").read_text())
+    assert summary["inputs"]["source"]["reader"] == source
+
+
+def test_a_contract_log_set_beside_framework_files_is_read_as_the_contract(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Detection never overrides a contract table: a folder holding both is audited
+    in the contract's layout, without a reader."""
+    folder = tmp_path / "both"
+    shutil.copytree(DATA / "singer", folder)
+    shutil.copytree(DATA / "example", folder, dirs_exist_ok=True)
     out = tmp_path / "report"
-    assert main(["audit", str(DATA / name), "--out", str(out)]) == 2
-    got = capsys.readouterr()
-    said = " ".join((got.out + got.err).split())
-    assert f"read it with --source {FRAMEWORK_EXAMPLES[name]}" in said
-    assert not out.exists()
+    main(["audit", str(folder), "--out", str(out)])
+    assert "reader" not in capsys.readouterr().err
+    summary = json.loads((out / "summary.json").read_text())
+    assert "source" not in summary["inputs"]
 
 
 def test_the_dlt_example_says_where_it_read(tmp_path: Path) -> None:

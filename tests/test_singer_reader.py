@@ -263,3 +263,92 @@ def test_a_record_without_its_key_or_cursor_is_refused(
     code, said = _audit(tmp_path, [SCHEMA, record, _state(1)], capsys)
     assert code == 2
     assert "the RECORD at run-1.jsonl, line 2 has no value for a key property" in said
+
+
+def test_runs_without_a_bookmark_are_refused_not_reported_clean(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """With no STATE, nothing claims how far the runs read: the audit could only report
+    a clean run it cannot prove, so the reader refuses."""
+    code, said = _audit(tmp_path, [SCHEMA, _record("a", 1), _record("b", 2)], capsys)
+    assert code == 2
+    assert "no run has a STATE message with bookmarks" in said
+    assert not (tmp_path / "out").exists()
+
+
+def test_lines_that_are_no_singer_messages_are_refused(tmp_path: Path, capsys: Any) -> None:
+    code, said = _audit(tmp_path, [{"a": 1}, {"b": 2}], capsys)
+    assert code == 2
+    assert "no run holds a Singer message (a line of type SCHEMA, RECORD or STATE)" in said
+
+
+@pytest.mark.parametrize("bad", ["garbage", "[1, 2]"])
+def test_a_line_that_is_no_json_object_is_named_by_its_file_and_line(
+    tmp_path: Path, capsys: Any, bad: str
+) -> None:
+    """Lines count from 1 within the named file, as an editor counts them, whichever
+    run the file is."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    good = [SCHEMA, _record("a", 1), _state(1)]
+    (logs / "run-1.jsonl").write_text("".join(json.dumps(m) + "\n" for m in good))
+    lines = [json.dumps(m) for m in good]
+    lines.insert(2, bad)
+    (logs / "run-2.jsonl").write_text("\n".join(lines) + "\n")
+    code = main(["audit", str(logs), "--source", "singer", "--out", str(tmp_path / "out")])
+    said = " ".join(capsys.readouterr().err.split())
+    assert code == 2
+    assert "run-2.jsonl, line 3 is" in said
+    assert "Traceback" not in said
+
+
+def test_a_refused_state_is_named_by_the_line_of_its_own_file(tmp_path: Path, capsys: Any) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    good = [SCHEMA, _record("a", 1), _state(1)]
+    (logs / "run-1.jsonl").write_text("".join(json.dumps(m) + "\n" for m in good * 4))
+    bad = {"type": "STATE", "value": {"bookmarks": {"items": 5}}}
+    (logs / "run-2.jsonl").write_text("".join(json.dumps(m) + "\n" for m in [SCHEMA, bad]))
+    code = main(["audit", str(logs), "--source", "singer", "--out", str(tmp_path / "out")])
+    said = " ".join(capsys.readouterr().err.split())
+    assert code == 2
+    assert "the STATE at run-2.jsonl, line 2 has bookmarks of another shape" in said
+
+
+@pytest.mark.parametrize(
+    ("row", "said"),
+    [
+        ("late-9,", "source.csv line 3 (key 'late-9', cursor None) has no cursor"),
+        (",5", "source.csv line 3 (key None, cursor '5') has no key"),
+        ("late-9,soon", "source.csv line 3 (key 'late-9', cursor 'soon') has a cursor of another"),
+    ],
+)
+def test_an_extract_row_the_reader_cannot_place_is_named_by_its_line(
+    tmp_path: Path, capsys: Any, row: str, said: str
+) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "source.csv").write_text(f"key,cursor\na,1\n{row}\n")
+    code, told = _audit(tmp_path, [SCHEMA, _record("a", 1), _state(1)], capsys)
+    assert code == 2
+    assert said in told
+    assert "reconcile-source-" not in told
+
+
+def test_tables_that_break_the_contract_are_named_in_the_artifacts_words(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """A timestamp cursor that is no time gives a receipt with no position: the log set
+    the reader made is invalid, and the message names the artifacts, the table and the
+    column, never the reader's temporary folder."""
+    schema = {**SCHEMA, "schema": {"properties": {"id": {"type": "string"}}}}
+    messages = [
+        schema,
+        _record("a", "2026-01-01T00:00:00+00:00"),
+        _record("b", "soon"),
+        _state("2026-01-01T00:00:00+00:00"),
+    ]
+    code, said = _audit(tmp_path, messages, capsys)
+    assert code == 2
+    assert "read by the singer reader, gives rows the contract refuses (receipts.position" in said
+    assert "reconcile-source-" not in said

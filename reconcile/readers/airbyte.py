@@ -40,6 +40,8 @@ from reconcile.readers.extract import (
     inside,
     load_extract,
     message_files,
+    other_reader,
+    unreadable,
     write_tables,
 )
 
@@ -66,6 +68,10 @@ WHAT_IT_PROVES = (
     "Airbyte messages: RECORDs read as delivered receipts, each stream's STATE (stream,"
     " global or legacy) as a checkpoint write without compare-and-swap; no page log, so"
     " receipts-only evidence"
+)
+WITHOUT_RAW = (
+    "; without the destination's raw tables (raw/), a record the destination failed to"
+    " load is not seen as failed"
 )
 WITH_RAW = (
     "; receipts from the destination's raw tables instead: a row is committed when it"
@@ -170,10 +176,18 @@ def _raw_view(
     con.execute(f"CREATE TEMP VIEW rc_airbyte_raw_files AS {' UNION ALL '.join(parts)}").fetchall()
 
 
-def _refuse(con: duckdb.DuckDBPyConnection, fail: partial[InputError]) -> None:
-    malformed, unkeyed, unread, uncatalogued, incomplete = con.execute(
+def _refuse(con: duckdb.DuckDBPyConnection, root: Path, fail: partial[InputError]) -> int:
+    """Refuse what the syncs' messages hold that the reader cannot read (the first
+    such thing, in words); return how many states hold an incremental stream's cursor
+    (none is refused once the more telling refusals had their say)."""
+    malformed, unkeyed, unread, uncatalogued, incomplete, messages, cursors = con.execute(
         sql.load("readers/airbyte_refusals")
     ).fetchall()[0]
+    if not messages:
+        raise fail(
+            "no sync holds an Airbyte RECORD or STATE message (a line with type RECORD and"
+            " its record, or STATE and its state)" + other_reader(root, "airbyte")
+        )
     if malformed is not None:
         raise fail(
             f"the STATE at {malformed} is not of the Airbyte protocol's shape (STREAM,"
@@ -198,6 +212,7 @@ def _refuse(con: duckdb.DuckDBPyConnection, fail: partial[InputError]) -> None:
             f"the RECORD at {incomplete} has no value for its stream's primary key or"
             " cursor field: it cannot be named or placed"
         )
+    return int(cursors)
 
 
 def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
@@ -228,7 +243,7 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
                 names=names,
             )
             create_table(con, "rc_airbyte_states", "readers/airbyte_states")
-            _refuse(con, fail)
+            cursors = _refuse(con, root, fail)
             _raw_view(con, root, raw, fail)
             create_table(con, "rc_airbyte_raw", "readers/airbyte_raw")
             streams = con.execute(
@@ -241,6 +256,13 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
                     " cursor to audit"
                 )
             kind = cursor_kind(con, "readers/airbyte_cursor_kinds", fail, "cursor values")
+            if not cursors:
+                raise fail(
+                    "no sync has a STATE holding an incremental stream's cursor: with no state"
+                    " nothing claims how far the syncs read, so a lost row cannot be told from one"
+                    " not read yet (give the syncs' whole message streams, STATE messages included)"
+                    + other_reader(root, "airbyte")
+                )
             con.execute(sql.load(f"readers/cursor_{kind}")).fetchall()
             tables = dict(TABLE_QUERIES)
             if raw:
@@ -250,7 +272,7 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
                 tables |= EXTRACT_TABLES
             write_tables(con, out, tables, {"domain": "discrete" if kind == "int" else "dense"})
     except duckdb.Error as error:
-        raise fail(f"cannot be read: {error}") from None
+        raise fail(unreadable(error, syncs, root)) from None
     return {
         "reader": "airbyte",
         "runs": names,
@@ -258,5 +280,7 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
         "not_audited": [name for name, incremental in streams if not incremental],
         "source_extract": extract.name if extract else None,
         "raw_tables": sorted({p.relative_to(root).as_posix() for p in raw}),
-        "proves": WHAT_IT_PROVES + (WITH_RAW if raw else "") + extract_says(extract, "sync"),
+        "proves": WHAT_IT_PROVES
+        + (WITH_RAW if raw else WITHOUT_RAW)
+        + extract_says(extract, "sync"),
     }

@@ -107,3 +107,13 @@ def detect_source(folder: Path) -> str | None:
     if _is_singer(folder):
         return "singer"
     return None
+
+
+def detect_path(path: Path) -> str | None:
+    """The reader of ``path``, a folder (:func:`detect_source`) or a DuckDB file
+    holding a dlt dataset; else None."""
+    if path.is_dir():
+        return detect_source(path)
+    if path.is_file() and path.suffix == ".duckdb" and _holds_dlt_dataset(path):
+        return "dlt"
+    return None

@@ -47,6 +47,7 @@ from reconcile.readers.extract import (
     find_extract,
     inside,
     load_extract,
+    unreadable,
     write_tables,
 )
 
@@ -86,7 +87,9 @@ WHAT_IT_PROVES = (
     " _dlt_pipeline_state as a checkpoint write without compare-and-swap (exclusive where"
     " the state keeps the boundary's row hashes, else inclusive, which with lag or"
     " without deduplication reports ties read later as overclaims); no page log, so"
-    " receipts-only evidence"
+    " receipts-only evidence; the pipeline's local state is not in the destination, and"
+    " a filesystem destination keeps only its newest max_state_files states, so older"
+    " claims are not judged"
 )
 
 
@@ -531,7 +534,7 @@ def read_dlt(path: str | Path, out: Path) -> dict[str, Any]:
                 {"domain": "discrete" if kind == "int" else "dense", "any_state": dataset is None},
             )
     except duckdb.Error as error:
-        raise fail(f"cannot be read: {error}") from None
+        raise fail(unreadable(error, [], where.extract_folder)) from None
     merged = [s.name for s in streams if s.disposition == "merge"]
     note = (
         f"; {', '.join(merged)} merged on its key, so only each key's last load of it is kept"

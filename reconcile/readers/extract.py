@@ -6,6 +6,7 @@ and ``stream`` where there are several streams), one query's result of
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import duckdb
 from reconcile import sql
 from reconcile.db import quote_literal
 from reconcile.errors import InputError
+from reconcile.readers.detect import WHAT, detect_path
 
 SOURCE_FILES = ("source.csv", "source.parquet")
 # The contract's tables the extract gives, by the query that writes each.
@@ -73,6 +75,46 @@ def message_files(folder: Path, fail: Fail, what: str) -> list[Path]:
     if not runs:
         raise fail(f"holds no {what}")
     return runs
+
+
+def other_reader(folder: Path, reader: str) -> str:
+    """Words to add where ``reader`` found none of its messages: the reader whose
+    artifacts the folder holds, where another's are recognised."""
+    found = detect_path(folder)
+    if found is None or found == reader:
+        return ""
+    return f"; it holds {WHAT[found]}: read it with --source {found}"
+
+
+def first_bad_line(files: Sequence[Path], folder: Path) -> str | None:
+    """Where the first line of ``files`` that is no JSON object is (``run.jsonl, line
+    3: ...``), or None. Read only after DuckDB refused a file, to name the line as the
+    user counts it (DuckDB's own count is one off)."""
+    for path in files:
+        with path.open("rb") as handle:
+            for number, raw in enumerate(handle, 1):
+                text = raw.strip()
+                if not text:
+                    continue
+                try:
+                    value = json.loads(text)
+                except ValueError:
+                    what = "is not JSON"
+                else:
+                    if isinstance(value, dict):
+                        continue
+                    what = "is JSON but not an object"
+                return f"{path.relative_to(folder).as_posix()}, line {number} {what}"
+    return None
+
+
+def unreadable(error: Exception, files: Sequence[Path], folder: Path) -> str:
+    """The message for a message file (or the extract) DuckDB could not read: the
+    file and line where that is a line that is no JSON object."""
+    where = first_bad_line(files, folder) if "JSON" in str(error) else None
+    if where is not None:
+        return f"{where}: each line of a run's file is one message, a JSON object"
+    return f"cannot be read: {str(error).strip().splitlines()[0]}"
 
 
 def extract_says(extract: Path | None, run: str) -> str:
@@ -140,8 +182,17 @@ def load_extract(
     con.execute(
         "CREATE TEMP TABLE rc_source_extract AS SELECT"
         f" {stream} AS stream, CAST(key AS VARCHAR) AS key, CAST(cursor AS VARCHAR) AS cursor,"
-        " to_json(r) AS fields FROM rc_source_raw AS r"
+        " to_json(r) AS fields, row_number() OVER () AS row_no FROM rc_source_raw AS r"
     ).fetchall()
+    bad = con.execute(sql.load("readers/source_refusals")).fetchall()
+    if bad:
+        row_no, key, cursor, what = bad[0]
+        # a CSV's line counts its header; a Parquet file's rows count from 1
+        place = f"line {row_no + 1}" if reader == "read_csv" else f"row {row_no}"
+        raise fail(
+            f"{extract.name} {place} (key {key!r}, cursor {cursor!r}) {what}: every row of"
+            " an extract is a row of the source, named by its key and placed by its cursor"
+        )
     partitions(con)
     unplaced = con.execute(sql.load("readers/source_unplaced")).fetchall()
     if unplaced:

@@ -46,7 +46,9 @@ from reconcile.readers.extract import (
     inside,
     load_extract,
     message_files,
+    other_reader,
     partitions,
+    unreadable,
     write_tables,
 )
 
@@ -59,7 +61,9 @@ TABLE_QUERIES = {
 }
 WHAT_IT_PROVES = (
     "Singer messages: RECORDs read as delivered receipts, STATE bookmarks as checkpoint"
-    " writes without compare-and-swap; no page log, so receipts-only evidence"
+    " writes without compare-and-swap; no page log, so receipts-only evidence; the"
+    " messages are what the target received, so a record the target failed to load is"
+    " not seen as failed"
 )
 
 
@@ -97,9 +101,15 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
             create_table(con, "rc_singer_streams", "readers/singer_streams")
             create_table(con, "rc_partition_keys", "readers/singer_partition_keys")
             partitions(con)
-            malformed, mixed, unplaced, without_cursor, incomplete = con.execute(
-                sql.load("readers/singer_refusals")
-            ).fetchall()[0]
+            malformed, mixed, unplaced, without_cursor, incomplete, messages, bookmarks = (
+                con.execute(sql.load("readers/singer_refusals")).fetchall()[0]
+            )
+            if not messages:
+                raise _fail(
+                    root,
+                    "no run holds a Singer message (a line of type SCHEMA, RECORD or STATE)"
+                    + other_reader(root, "singer"),
+                )
             if malformed is not None:
                 raise _fail(
                     root,
@@ -132,6 +142,14 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                     f"the RECORD at {incomplete} has no value for a key property or its"
                     " replication key: it cannot be named or placed",
                 )
+            if not bookmarks:
+                raise _fail(
+                    root,
+                    f"no run has a STATE message with bookmarks, nor is there a {STORED_STATE}:"
+                    " with no bookmark nothing claims how far the runs read, so a lost row"
+                    " cannot be told from one not read yet (give the runs' whole message"
+                    " streams, STATE messages included)" + other_reader(root, "singer"),
+                )
             kind = cursor_kind(con, "readers/singer_cursor_kinds", fail, "replication key values")
             con.execute(sql.load(f"readers/cursor_{kind}")).fetchall()
             tables = dict(TABLE_QUERIES)
@@ -141,7 +159,7 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                 tables |= EXTRACT_TABLES
             write_tables(con, out, tables, {"domain": "discrete" if kind == "int" else "dense"})
     except duckdb.Error as error:
-        raise _fail(root, f"cannot be read: {error}") from None
+        raise _fail(root, unreadable(error, runs, root)) from None
     return {
         "reader": "singer",
         "runs": names,

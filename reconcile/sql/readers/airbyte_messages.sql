@@ -5,9 +5,9 @@
 -- message before it carried (a RECORD's or a TRACE's emitted_at). Read by the other
 -- airbyte_*.sql queries. $files: the syncs' files in order; $names: each file's name
 -- as shown (relative to the folder).
-WITH lines AS (
+WITH scanned AS (
     SELECT
-        row_number() OVER () AS line,
+        row_number() OVER () AS seq,  -- the files' lines in order, file after file
         filename AS __file,
         type, record, state,
         coalesce(
@@ -20,6 +20,10 @@ WITH lines AS (
         columns = {'type': 'VARCHAR', 'record': 'JSON', 'state': 'JSON', 'trace': 'JSON'},
         filename = true
     )
+),
+lines AS (
+    -- each message's line within its own file
+    SELECT *, seq - min(seq) OVER (PARTITION BY __file) + 1 AS line FROM scanned
 ),
 syncs AS (
     SELECT unnest($files) AS __file, unnest($names) AS sync, generate_subscripts($files, 1) AS sync_no

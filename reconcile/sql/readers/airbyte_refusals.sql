@@ -7,11 +7,12 @@
 -- a concurrent, sliced state: its records do not say their partition or slice), and
 -- the first stream that records name and the catalog does not (or a record without
 -- a stream), and the first record of an incremental stream without a value for its
--- primary key or its cursor field.
+-- primary key or its cursor field; and how many RECORD and STATE messages there are,
+-- and states of incremental streams that hold their cursor (none of either is refused).
 SELECT
-    (SELECT min(sync || ', line ' || line) FROM (
-        SELECT sync, line FROM (
-            SELECT sync, line, state, coalesce(json_extract_string(state, '$.type'), 'LEGACY') AS kind
+    (SELECT arg_min(sync || ', line ' || line, (sync_no, line)) FROM (
+        SELECT sync_no, sync, line FROM (
+            SELECT sync_no, sync, line, state, coalesce(json_extract_string(state, '$.type'), 'LEGACY') AS kind
             FROM rc_airbyte_messages WHERE type = 'STATE'
         )
         WHERE kind NOT IN ('STREAM', 'GLOBAL', 'LEGACY')
@@ -21,7 +22,7 @@ SELECT
                AND coalesce(json_type(state, '$.global.stream_states'), '') <> 'ARRAY')
            OR (kind = 'LEGACY' AND coalesce(json_type(state, '$.data'), '') <> 'OBJECT')
         UNION ALL
-        SELECT sync, line FROM rc_airbyte_states
+        SELECT sync_no, sync, line FROM rc_airbyte_states
         WHERE stream IS NULL OR (blob IS NOT NULL AND json_type(blob) NOT IN ('OBJECT', 'NULL'))
            -- a stream's state the catalog does not name would claim for no stream
            OR stream NOT IN (SELECT stream FROM rc_airbyte_streams)
@@ -39,10 +40,16 @@ SELECT
      WHERE type = 'RECORD'
        AND (stream IS NULL OR stream NOT IN (SELECT stream FROM rc_airbyte_streams)))
         AS uncatalogued,
-    (SELECT min(m.sync || ', line ' || m.line) FROM rc_airbyte_messages AS m
+    (SELECT arg_min(m.sync || ', line ' || m.line, (m.sync_no, m.line))
+     FROM rc_airbyte_messages AS m
      JOIN rc_airbyte_streams AS s USING (stream)
      WHERE m.type = 'RECORD' AND s.sync_mode = 'incremental'
        AND list_bool_or(list_transform(
                list_append(s.key_paths, s.cursor_path),
                lambda p: coalesce(json_type(json_extract(m.record, '$.data'), p), 'NULL') = 'NULL'
-           ))) AS incomplete
+           ))) AS incomplete,
+    (SELECT count(*) FROM rc_airbyte_messages) AS messages,
+    (SELECT count(*) FROM rc_airbyte_states AS st
+     JOIN rc_airbyte_streams AS s USING (stream)
+     WHERE s.sync_mode = 'incremental' AND st.blob IS NOT NULL
+       AND json_extract(st.blob, s.cursor_path) IS NOT NULL) AS cursors

@@ -4,9 +4,9 @@
 -- message without one (a STATE), the last time a message before it carried. Read by
 -- the other singer_*.sql queries. $files: the runs' files in run order; $names: each
 -- file's name as shown (relative to the folder).
-WITH lines AS (
+WITH scanned AS (
     SELECT
-        row_number() OVER () AS line,
+        row_number() OVER () AS seq,  -- the files' lines in order, file after file
         filename AS __file,
         type, stream, record, value, key_properties, bookmark_properties,
         TRY_CAST(time_extracted AS TIMESTAMPTZ) AS time_extracted
@@ -20,6 +20,10 @@ WITH lines AS (
         },
         filename = true
     )
+),
+lines AS (
+    -- each message's line within its own file
+    SELECT *, seq - min(seq) OVER (PARTITION BY __file) + 1 AS line FROM scanned
 ),
 runs AS (
     SELECT unnest($files) AS __file, unnest($names) AS run, generate_subscripts($files, 1) AS run_no

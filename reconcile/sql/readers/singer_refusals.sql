@@ -3,9 +3,11 @@
 -- stream with both partitioned and unpartitioned bookmarks, the
 -- first partitioned stream with a record that lacks a partition key (it cannot be
 -- placed), the streams that name no replication key (not incremental), and the first
--- record without a value for a key property or its replication key.
+-- record without a value for a key property or its replication key; and how many
+-- Singer messages and well-shaped bookmarks there are (none of either is refused).
 SELECT
-    (SELECT min(run || ', line ' || line) FROM rc_singer_bookmarks WHERE malformed) AS malformed,
+    (SELECT arg_min(run || ', line ' || line, (run_no, line)) FROM rc_singer_bookmarks
+     WHERE malformed) AS malformed,
     (SELECT min(stream) FROM (
         SELECT stream FROM rc_singer_bookmarks WHERE NOT malformed
         GROUP BY stream HAVING count(context) > 0 AND count(context) < count(*)
@@ -15,10 +17,13 @@ SELECT
      WHERE m.type = 'RECORD' AND rc_partition_of(pk.keys, m.record) IS NULL) AS unplaced,
     (SELECT list(stream ORDER BY stream) FROM rc_singer_streams WHERE replication_key IS NULL)
         AS without_cursor,
-    (SELECT min(m.run || ', line ' || m.line) FROM rc_singer_messages AS m
+    (SELECT arg_min(m.run || ', line ' || m.line, (m.run_no, m.line)) FROM rc_singer_messages AS m
      JOIN rc_singer_streams AS s USING (stream)
      WHERE m.type = 'RECORD' AND s.replication_key IS NOT NULL
        AND list_bool_or(list_transform(
                list_append(coalesce(s.key_properties, []), s.replication_key),
                lambda k: coalesce(json_type(m.record, '$."' || k || '"'), 'NULL') = 'NULL'
-           ))) AS incomplete
+           ))) AS incomplete,
+    (SELECT count(*) FROM rc_singer_messages WHERE type IN ('SCHEMA', 'RECORD', 'STATE'))
+        AS messages,
+    (SELECT count(*) FROM rc_singer_bookmarks WHERE NOT malformed) AS bookmarks
