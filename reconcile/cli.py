@@ -294,7 +294,8 @@ def build_parser() -> argparse.ArgumentParser:
         " DuckDB database file, a filesystem dataset folder, or a folder holding one);"
         " singer, a folder of Singer message streams (*.jsonl, one per run). A folder"
         " may hold a source extract (source.csv or source.parquet: key, cursor)."
-        " Default: LOGSET is in the contract's layout",
+        " Default: detected, where LOGSET holds one framework's artifacts and no"
+        " contract table; else LOGSET is in the contract's layout",
     )
     _engine_options(auditing)
 
