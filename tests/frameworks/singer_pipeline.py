@@ -30,12 +30,19 @@ class Pipeline:
     """A source, a folder of runs, and the state the last run committed."""
 
     def __init__(
-        self, folder: Path, cursor: str, logs: Path | None = None, partitioned: bool = False
+        self,
+        folder: Path,
+        cursor: str,
+        logs: Path | None = None,
+        partitioned: bool = False,
+        state_every: int | None = None,
     ) -> None:
         """``folder``: the source's and the state's files; ``logs``: where the runs go
         (default: ``folder/logs``); ``partitioned``: the tap partitions its stream by
-        each row's ``region``."""
+        each row's ``region``; ``state_every``: the tap writes a STATE every so many
+        records as well as at the end of the run, else only at the end."""
         self.folder, self.cursor, self.partitioned = folder, cursor, partitioned
+        self.state_every = state_every
         self.logs = folder / "logs" if logs is None else logs
         self.logs.mkdir(parents=True, exist_ok=logs is not None)
         self.source: list[dict[str, Any]] = []
@@ -54,6 +61,7 @@ class Pipeline:
             state.write_text(json.dumps(self.state))
             argv.append(str(state))
         env = {**os.environ, "TAP_PARTITIONED": "1" if self.partitioned else "0"}
+        env["TAP_STATE_EVERY"] = str(self.state_every or "")
         done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=True)
         messages = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
         kept = [m for m in messages if commit_state or m["type"] != "STATE"]

@@ -9,7 +9,8 @@ CURSOR is how a resumed run reads its bookmark: ``>=`` (the SDK's own reading: t
 rows at the bookmark again) or ``>`` (a hand-written tap that skips them). With
 ``TAP_PARTITIONED=1`` in the environment, the stream is partitioned by each row's
 ``region`` (the SDK's ``partitions``): a bookmark per region, in the state's
-``partitions``.
+``partitions``. With ``TAP_STATE_EVERY=N``, the SDK writes a STATE every N records
+(its ``STATE_MSG_FREQUENCY``) as well as the last one: several STATEs per run.
 """
 
 from __future__ import annotations
@@ -84,6 +85,8 @@ def main(argv: list[str]) -> None:
         with open(argv[2], encoding="utf-8") as handle:
             state = json.load(handle)
     partitioned = os.environ.get("TAP_PARTITIONED") == "1"
+    if os.environ.get("TAP_STATE_EVERY"):
+        Items.STATE_MSG_FREQUENCY = int(os.environ["TAP_STATE_EVERY"])
     config = {"rows": rows, "cursor": argv[1], "partitioned": partitioned}
     SourceTap(config=config, state=state).sync_all()
 
