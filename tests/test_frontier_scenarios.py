@@ -341,3 +341,56 @@ def test_a_page_block_before_a_mutation_uses_the_position_seen_then(tmp_path: Pa
     assert [(r["at"], r["frontier"], r["frontier_inclusive"]) for r in rows] == [
         (at(0).replace(tzinfo=None), 5, True)
     ]
+
+
+def test_the_history_never_proves_more_than_the_frontier_as_of_its_instant(
+    tmp_path: Path,
+) -> None:
+    """p1's page g [10, 14] holds 2 events; at 1 s only e10 lies in it (e20, seen at
+    20, moves to 12 at 3 s), so at 1 s g blocks right after e10 and p1 is proven through 9
+    (found by review: the history took g as complete at 1 s and proved 30, its
+    finality). p0 (snapshot bounds through 50) writes the checkpoints that make 1 s
+    and 4 s instants of the history."""
+    tables = {
+        "checkpoints": [
+            checkpoint("p0", 1, None, scope="s0", written=1),
+            checkpoint("p0", 2, None, scope="s0", written=4),
+        ],
+        "receipts": [
+            receipt("e10", 10, partition="p1", scope="s0", recorded=1, page_id="g"),
+            receipt("e20", 20, partition="p1", scope="s0", recorded=1, page_id=None),
+            receipt("e20", 12, partition="p1", scope="s0", recorded=3, page_id=None),
+        ],
+        "pages": [
+            page("g0", 0, 0, partition="p0", scope="s0", fetched=0),
+            page(
+                "g",
+                0,
+                2,
+                10,
+                14,
+                partition="p1",
+                scope="s0",
+                fetched=0.5,
+                finality_through=30,
+                finality_inclusive=True,
+            ),
+        ],
+        "snapshot_bounds": [
+            {
+                "scope_id": "s0",
+                "partition_id": "p0",
+                "complete_through": 50,
+                "complete_inclusive": True,
+            }
+        ],
+    }
+    rows = history(tmp_path, tables, "proven")
+    assert rows, "the history has rows"
+    for row in rows:
+        now = frontier(tmp_path / str(row["at"].timestamp()), tables, "proven", as_of=row["at"])
+        assert (row["frontier"], row["frontier_inclusive"]) == (
+            now["frontier"],
+            now["frontier_inclusive"],
+        ), row["at"]
+    assert (rows[0]["frontier"], rows[0]["frontier_inclusive"]) == (9, True)
