@@ -317,3 +317,39 @@ def _assert_history_is_as_of(path: Path, parts: list[str], seconds: Iterable[int
                     pair = (row[f"{name}_through"], row[f"{name}_inclusive"])
                     wanted = (expected[f"{name}_through"], expected[f"{name}_inclusive"])
                     assert pair == wanted, (t, row["partition_id"], name)
+
+
+@pytest.mark.slow
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_pages_and_moving_events_agree_with_the_as_of_result(
+    tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
+) -> None:
+    """One partition, two pages, events each seen at one or two positions at drawn
+    instants, on a page or none: at every instant the history equals
+    watermarks(as_of=t) (the general strategy seldom moves an event into or inside a
+    page's range; this one does so every time)."""
+    pos = st.integers(0, 8)
+    receipts = []
+    for n in range(data.draw(st.integers(1, 4))):
+        first = data.draw(pos)
+        when = data.draw(st.integers(1, 5))
+        on = data.draw(st.sampled_from(["g", "h", None]))
+        receipts.append(receipt(f"e{n}", first, page_id=on, recorded=when))
+        if data.draw(st.booleans()):
+            later = data.draw(st.integers(when, 6))
+            again = data.draw(st.sampled_from(["g", "h", None]))
+            receipts.append(receipt(f"e{n}", data.draw(pos), page_id=again, recorded=later))
+    pages = []
+    for name, fetched in (("g", 0.5), ("h", 2.5)):
+        lo = data.draw(pos)
+        hi = data.draw(st.integers(lo, 8))
+        pages.append(page(name, 1, data.draw(st.integers(1, 3)), lo, hi, fetched=fetched))
+    tables = {
+        "receipts": receipts,
+        "pages": pages,
+        "checkpoints": [checkpoint("p0", 1, 8, written=7)],
+    }
+    assume(not falls_below_a_page(tables))
+    path = write_logset(tmp_path_factory.mktemp("moving") / "ls", tables)
+    _assert_history_is_as_of(path, ["p0"], range(0, 9))

@@ -68,11 +68,11 @@ PAGE_WINDOWS = Step(
         " first_own_at TIMESTAMP_NS, last_own_at TIMESTAMP_NS, own_min_pos COORD,"
         " tail_pos COORD, end_t TIMESTAMP_NS, outlives_next BOOLEAN, mutable BOOLEAN",
         "one row per page of rc_page_status: the window of time it blocks in (§4.7),"
-        " complete no earlier than an event mutated at T entered its range; a mutable"
+        " complete once its event_count-th event came to lie in its range; a mutable"
         " page (a receipt on it is of an event mutated at T) moves until end_t"
         " (last_own_at is end_t), and its tail_pos bounds its block from above",
     ),
-    reads=("rc_partitions", "rc_page_status", "rc_mutations"),
+    reads=("rc_partitions", "rc_page_status", "rc_mutations", "receipts"),
 )
 
 MUTABLE_BLOCKS = Step(

@@ -7,27 +7,60 @@
 -- sort position until the window ends (history/mutable_blocks), so its moving part
 -- runs to end_t, and its tail_pos is a bound from above on its block: the highest
 -- position any sighting of those events had, or its block at T.
-WITH entered AS (
-    -- a page whose range holds, at T, an event mutated at T: the event lies in the
-    -- range only from its first sighting at or under max_position (its sort position
-    -- falls, never rises, and at T it is at or above min_position), so the page is
-    -- complete no earlier than that (rc_page_status counts it from when it became
-    -- known). Never earlier than the contract's instant: at most later, where an
-    -- event's place fell out of the range by T (it is not counted there at all).
-    SELECT ps.scope_id, ps.partition_id, ps.page_id,
-           max(list_min([s.seen_at FOR s IN m.sightings IF s.position <= ps.max_position]))
-               AS entered_at
+WITH affected AS (
+    -- the complete pages whose range holds, at T, an event mutated at T: such an
+    -- event lies in the range only from its first sighting at or under max_position
+    -- (its place falls, never rises, and at T it is at or above min_position), not
+    -- from when it became known, which is what rc_page_status counts from
+    SELECT DISTINCT ps.scope_id, ps.partition_id, ps.page_id, ps.min_position,
+           ps.max_position, ps.event_count
     FROM rc_page_status AS ps
     JOIN rc_mutations AS m USING (scope_id, partition_id)
-    WHERE list_min([s.position FOR s IN m.sightings]) BETWEEN ps.min_position AND ps.max_position
+    WHERE ps.complete_at IS NOT NULL
+      AND list_min([s.position FOR s IN m.sightings]) BETWEEN ps.min_position AND ps.max_position
+),
+kept AS (
+    -- the never-mutated events of their partitions (receipts evidence: the known
+    -- events are the receipts'), each at its one position, known from its first receipt
+    SELECT r.scope_id, r.partition_id, r.event_id, any_value(r.position) AS position,
+           min(r.recorded_at) AS known_at
+    FROM receipts AS r
+    SEMI JOIN affected AS a ON a.scope_id = r.scope_id AND a.partition_id = r.partition_id
+    ANTI JOIN rc_mutations AS m
+        ON m.scope_id = r.scope_id AND m.partition_id = r.partition_id AND m.event_id = r.event_id
+    WHERE r.recorded_at <= rc_as_of()
     GROUP BY ALL
+),
+counted AS (
+    -- when each event in such a page's range came to lie there
+    SELECT a.scope_id, a.partition_id, a.page_id, k.known_at AS t
+    FROM affected AS a
+    JOIN kept AS k
+        ON k.scope_id = a.scope_id AND k.partition_id = a.partition_id
+       AND k.position BETWEEN a.min_position AND a.max_position
+    UNION ALL
+    SELECT a.scope_id, a.partition_id, a.page_id,
+           list_min([s.seen_at FOR s IN m.sightings IF s.position <= a.max_position])
+    FROM affected AS a
+    JOIN rc_mutations AS m USING (scope_id, partition_id)
+    WHERE list_min([s.position FOR s IN m.sightings]) BETWEEN a.min_position AND a.max_position
+),
+recounted AS (
+    -- complete when the event_count-th of them came to lie there. Never earlier
+    -- than the contract's instant: at most later, where an event's place fell below
+    -- the range by T (it is not counted there at all, docs/contract.md §8)
+    SELECT c.scope_id, c.partition_id, c.page_id,
+           list_sort(list(c.t))[any_value(a.event_count)] AS complete_at
+    FROM counted AS c
+    JOIN affected AS a USING (scope_id, partition_id, page_id)
+    GROUP BY c.scope_id, c.partition_id, c.page_id
 ),
 status AS (
     SELECT ps.* EXCLUDE (complete_at),
-           CASE WHEN ps.complete_at IS NOT NULL THEN greatest(ps.complete_at, en.entered_at) END
+           CASE WHEN ps.complete_at IS NOT NULL THEN coalesce(rc.complete_at, ps.complete_at) END
                AS complete_at
     FROM rc_page_status AS ps
-    LEFT JOIN entered AS en USING (scope_id, partition_id, page_id)
+    LEFT JOIN recounted AS rc USING (scope_id, partition_id, page_id)
 ),
 mutable AS (
     SELECT m.scope_id, m.partition_id, g.page_id,
