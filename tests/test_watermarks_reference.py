@@ -205,11 +205,7 @@ def test_receipts_on_a_page_at_one_instant_move_its_block_together(
         *(reversed(tied) if higher_first else tied),
         receipt("e13", 13, page_id="g", recorded=4),
     ]
-    pages = [page("g", 1, 5, 10, 14, fetched=1)]
-    checkpoints = [checkpoint("p0", 1, 9, written=5)]
-    path = write_logset(
-        tmp_path / "ls", {"receipts": receipts, "pages": pages, "checkpoints": checkpoints}
-    )
+    path = _one_page(tmp_path, receipts, page("g", 1, 5, 10, 14, fetched=1), claim=9, written=5)
     _assert_history_is_as_of(path, ["p0"], range(0, 7))
 
 
@@ -229,11 +225,7 @@ def test_a_page_block_follows_an_event_where_it_sorts_at_each_instant(
         receipt("e12", 9, recorded=lower_at),
         receipt("e12", 13, page_id="g", recorded=6),
     ]
-    pages = [page("g", 1, 5, 10, 14, fetched=0.5)]
-    checkpoints = [checkpoint("p0", 1, 9, written=7)]
-    path = write_logset(
-        tmp_path / "ls", {"receipts": receipts, "pages": pages, "checkpoints": checkpoints}
-    )
+    path = _one_page(tmp_path, receipts, page("g", 1, 5, 10, 14, fetched=0.5), claim=9, written=7)
     _assert_history_is_as_of(path, ["p0"], range(0, 9))
     with open_logset(path) as logset:
         points = pl.DataFrame(
@@ -262,11 +254,7 @@ def test_an_event_that_moves_into_a_page_range_counts_there_from_that_sighting(
         receipt("e20", 20, recorded=1),
         receipt("e20", 12, recorded=3),
     ]
-    pages = [page("g", 1, 2, 10, 14, fetched=0.5)]
-    checkpoints = [checkpoint("p0", 1, 30, written=7)]
-    path = write_logset(
-        tmp_path / "ls", {"receipts": receipts, "pages": pages, "checkpoints": checkpoints}
-    )
+    path = _one_page(tmp_path, receipts, page("g", 1, 2, 10, 14, fetched=0.5), claim=30, written=7)
     _assert_history_is_as_of(path, ["p0"], range(0, 9))
 
 
@@ -283,11 +271,7 @@ def test_an_event_that_falls_below_a_page_range_is_not_counted_there_before(
         receipt("e12", 12, page_id="g", recorded=2),
         receipt("e12", 9, recorded=3),
     ]
-    pages = [page("g", 1, 2, 10, 14, fetched=0.5)]
-    checkpoints = [checkpoint("p0", 1, 30, written=7)]
-    path = write_logset(
-        tmp_path / "ls", {"receipts": receipts, "pages": pages, "checkpoints": checkpoints}
-    )
+    path = _one_page(tmp_path, receipts, page("g", 1, 2, 10, 14, fetched=0.5), claim=30, written=7)
     _assert_history_is_as_of(path, ["p0"], [s for s in range(0, 9) if s != 2])
     with open_logset(path) as logset:
         points = pl.DataFrame(
@@ -298,6 +282,19 @@ def test_an_event_that_falls_below_a_page_range_is_not_counted_there_before(
         (want,) = Analysis(logset, moment(2)).watermarks().to_dicts()
     assert (want["consumer_through"], want["consumer_inclusive"]) == (None, None)
     assert (got["consumer_through"], got["consumer_inclusive"]) == (11, True)
+
+
+def _one_page(
+    tmp_path: Path, receipts: list[dict[str, Any]], g: dict[str, Any], *, claim: int, written: int
+) -> Path:
+    """A log set of partition p0: its receipts, one page and a won write claiming
+    ``claim`` at ``written`` seconds."""
+    tables = {
+        "receipts": receipts,
+        "pages": [g],
+        "checkpoints": [checkpoint("p0", 1, claim, written=written)],
+    }
+    return write_logset(tmp_path / "ls", tables)
 
 
 def _assert_history_is_as_of(path: Path, parts: list[str], seconds: Iterable[int]) -> None:
