@@ -336,7 +336,8 @@ def _audit_source(args: argparse.Namespace, clock: StepClock) -> AuditResult:
             raise InputError(_read_but_invalid(args, error.report)) from None
         except (InputError, UsageError) as error:
             # a message about the reader's temporary log set names the artifacts
-            raise type(error)(
+            kind = UsageError if isinstance(error, UsageError) else InputError
+            raise kind(
                 str(error).replace(folder, f"{args.logset} (as read by --source {args.source})")
             ) from None
     result.inputs["logset"] = str(args.logset)

@@ -77,3 +77,17 @@ def test_the_dlt_example_says_where_it_read(tmp_path: Path) -> None:
     said = read_dlt(DATA / "dlt", tmp_path)
     assert said["destination"] == "filesystem shop"
     assert said["loads"] == 2
+
+
+def test_detection_reads_no_link_leading_outside_the_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder whose only run is a link to a Singer stream outside it is not taken
+    for Singer runs: detection reads nothing outside the log set."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "run-001.jsonl").symlink_to(DATA / "singer" / "run-001.jsonl")
+    assert main(["audit", str(folder), "--out", str(tmp_path / "report")]) == 2
+    said = capsys.readouterr().err
+    assert "reader" not in said
+    assert "holds no contract table" in said

@@ -58,6 +58,15 @@ def _holds_dlt_dataset(database: Path) -> bool:
     return bool(found[0][0])
 
 
+def _inside(folder: Path, pattern: str) -> list[Path]:
+    """The files of ``folder`` matching ``pattern``, in name order, but for a link
+    leading outside it: detection reads nothing outside the log set either."""
+    base = folder.resolve()
+    return sorted(
+        p for p in folder.glob(pattern) if p.is_file() and p.resolve().is_relative_to(base)
+    )
+
+
 def _is_dlt(folder: Path) -> bool:
     """A dlt filesystem dataset (``_dlt_loads/``), or a folder holding such a
     dataset or a DuckDB file with one (the dlt reader says which, where several)."""
@@ -65,14 +74,14 @@ def _is_dlt(folder: Path) -> bool:
         return True
     if any((p / "_dlt_loads").is_dir() for p in folder.iterdir() if p.is_dir()):
         return True
-    return any(_holds_dlt_dataset(p) for p in folder.glob("*.duckdb") if p.is_file())
+    return any(_holds_dlt_dataset(p) for p in _inside(folder, "*.duckdb"))
 
 
 def _is_airbyte(folder: Path) -> bool:
     """A configured catalog (``catalog.json``) beside ``*.jsonl`` files that each
     start with an Airbyte message (a body under its type's key, and no Singer
     ``stream`` beside it)."""
-    runs = sorted(p for p in folder.glob("*.jsonl") if p.is_file())
+    runs = _inside(folder, "*.jsonl")
     if not runs or not (folder / "catalog.json").is_file():
         return False
     for run in runs:
@@ -88,7 +97,7 @@ def _is_airbyte(folder: Path) -> bool:
 def _is_singer(folder: Path) -> bool:
     """Every ``*.jsonl`` file of ``folder`` starts with a Singer message (and there
     is one)."""
-    runs = sorted(p for p in folder.glob("*.jsonl") if p.is_file())
+    runs = _inside(folder, "*.jsonl")
     if not runs:
         return False
     for run in runs:
