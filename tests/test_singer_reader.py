@@ -318,11 +318,18 @@ def test_a_refused_state_is_named_by_the_line_of_its_own_file(tmp_path: Path, ca
 @pytest.mark.parametrize(
     ("row", "said"),
     [
-        ("late-9,", "source.csv line 3 (key 'late-9', cursor None) has no cursor"),
-        (",5", "source.csv line 3 (key None, cursor '5') has no key"),
-        ("late-9,soon", "source.csv line 3 (key 'late-9', cursor 'soon') has a cursor of another"),
+        ("late-9,", "source.csv row 2 (key 'late-9', cursor None; rows counted from 1"),
+        (",5", "source.csv row 2 (key None, cursor '5'; rows counted"),
+        ("late-9,soon", "after the header) has a cursor of another kind"),
+        # never rounded to 8, nor read as 7
+        ("late-9,7.5", "(key 'late-9', cursor '7.5'; rows counted from 1, after the header) has a"),
+        ("late-9,7.0", "has a cursor of another kind"),
+        # one key at two places would be the runs' ordering_mutated
+        ("a,3", "source.csv row 2 (key 'a', cursor '3'; rows counted from 1, after the header)"
+         " names the key row 1 names already"),
+        ("\nlate-9,", "source.csv row 2"),  # a blank line holds no row
     ],
-)
+)  # fmt: skip
 def test_an_extract_row_the_reader_cannot_place_is_named_by_its_line(
     tmp_path: Path, capsys: Any, row: str, said: str
 ) -> None:
@@ -352,3 +359,49 @@ def test_tables_that_break_the_contract_are_named_in_the_artifacts_words(
     assert code == 2
     assert "read by the singer reader, gives rows the contract refuses (receipts.position" in said
     assert "reconcile-source-" not in said
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ({"type": "RECORD", "record": {"id": "b", "u": 2}}, "line 3 (type RECORD) is no Singer"),
+        ({**_record("b", 2), "type": "record"}, "line 3 (type record) is no Singer message"),
+        ({"type": "BATCH", "stream": "items", "encoding": {}}, "line 3 (type BATCH)"),
+        ({"note": "no type"}, "line 3 (no type)"),
+    ],
+)
+def test_a_line_the_reader_cannot_place_is_refused_not_dropped(
+    tmp_path: Path, capsys: Any, line: dict[str, Any], said: str
+) -> None:
+    """Dropped, such a line's rows would look lost, and the audit would blame the tap."""
+    code, told = _audit(tmp_path, [SCHEMA, _record("a", 1), line, _state(2)], capsys)
+    assert code == 2
+    assert said in told
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("", "meltano-state.json holds no Singer state"),
+        ('{"foo": 1}', "meltano-state.json holds no Singer state"),
+        ("not json", "meltano-state.json is no JSON document"),
+    ],
+)
+def test_a_stored_state_that_holds_no_state_is_refused(
+    tmp_path: Path, capsys: Any, text: str, said: str
+) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "meltano-state.json").write_text(text)
+    code, told = _audit(tmp_path, [SCHEMA, _record("a", 1), _state(1)], capsys)
+    assert code == 2
+    assert said in told
+
+
+def test_runs_that_start_with_a_blank_line_are_detected(tmp_path: Path, capsys: Any) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    messages = [SCHEMA, _record("a", 1), _state(1)]
+    (logs / "run-1.jsonl").write_text("\n" + "".join(json.dumps(m) + "\n" for m in messages))
+    assert main(["audit", str(logs), "--out", str(tmp_path / "out")]) == 0
+    assert "read by the singer reader" in capsys.readouterr().err

@@ -367,7 +367,8 @@ def discover(
     if not tables and not problems:
         framework = detect_source(root) if root.is_dir() else None
         hint = (
-            f"; it holds {WHAT[framework]}: read it with --source {framework} (docs/readers.md)"
+            f"; it holds {WHAT[framework]}: audit it with reconcile audit {root} --source"
+            f" {framework} (docs/readers.md)"
             if framework
             else ""
         )

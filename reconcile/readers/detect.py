@@ -27,12 +27,19 @@ AIRBYTE_BODIES = {
 
 
 def _first_message(path: Path) -> object:
+    """The first message of a JSON Lines file (blank lines before it skipped, a
+    hundred at most, each read up to 1 MiB), or None."""
     try:
         with path.open("rb") as handle:
-            line = handle.readline(1 << 20)
-        return json.loads(line)
+            for _ in range(100):
+                line = handle.readline(1 << 20)
+                if not line:
+                    return None
+                if line.strip():
+                    return json.loads(line)
     except (OSError, ValueError):
         return None
+    return None
 
 
 # What each reader's artifacts are, as map suggest names them.

@@ -187,11 +187,12 @@ def load_extract(
     bad = con.execute(sql.load("readers/source_refusals")).fetchall()
     if bad:
         row_no, key, cursor, what = bad[0]
-        # a CSV's line counts its header; a Parquet file's rows count from 1
-        place = f"line {row_no + 1}" if reader == "read_csv" else f"row {row_no}"
+        # rows count from 1, a CSV's header not among them (a CSV line can hold a
+        # quoted line break, and blank lines hold no row: a line number would mislead)
         raise fail(
-            f"{extract.name} {place} (key {key!r}, cursor {cursor!r}) {what}: every row of"
-            " an extract is a row of the source, named by its key and placed by its cursor"
+            f"{extract.name} row {row_no} (key {key!r}, cursor {cursor!r}; rows counted from"
+            f" 1, after the header) {what}: every row of an extract is a row of the source,"
+            " named by its key and placed by its cursor"
         )
     partitions(con)
     unplaced = con.execute(sql.load("readers/source_unplaced")).fetchall()

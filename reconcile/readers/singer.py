@@ -71,6 +71,30 @@ def _fail(folder: Path, message: str) -> InputError:
     return InputError(f"Singer log set {folder}: {message}")
 
 
+def _stored_state(con: duckdb.DuckDBPyConnection, root: Path, stored: Path) -> None:
+    """Meltano's stored state as the STATE messages of one more run; refused where it
+    is no JSON document, or holds no Singer state in any of its three shapes."""
+    text = sql.load("readers/singer_stored_state")
+    try:
+        con.execute(
+            f"INSERT INTO rc_singer_messages {text}", {"file": str(stored), "name": STORED_STATE}
+        ).fetchall()
+    except duckdb.Error as error:
+        raise _fail(
+            root, f"{STORED_STATE} is no JSON document: {str(error).strip().splitlines()[0]}"
+        ) from None
+    found = con.execute(
+        "SELECT count(*) FROM rc_singer_messages WHERE run = $name", {"name": STORED_STATE}
+    ).fetchall()[0][0]
+    if not found:
+        raise _fail(
+            root,
+            f"{STORED_STATE} holds no Singer state: neither what `meltano state get` prints"
+            ' ({"singer_state": ...}), a state backend\'s file ({"completed": ...}), nor a'
+            ' bare state ({"bookmarks": ...})',
+        )
+
+
 def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
     """Write the contract's tables of the Singer runs under ``folder`` into ``out``
     (an empty folder) and return what the audit's ``inputs`` says of the source."""
@@ -92,23 +116,34 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                 names=names,
             )
             if stored is not None:
-                text = sql.load("readers/singer_stored_state")
-                con.execute(
-                    f"INSERT INTO rc_singer_messages {text}",
-                    {"file": str(stored), "name": STORED_STATE},
-                ).fetchall()
+                _stored_state(con, root, stored)
             create_table(con, "rc_singer_bookmarks", "readers/singer_bookmarks")
             create_table(con, "rc_singer_streams", "readers/singer_streams")
             create_table(con, "rc_partition_keys", "readers/singer_partition_keys")
             partitions(con)
-            malformed, mixed, unplaced, without_cursor, incomplete, messages, bookmarks = (
-                con.execute(sql.load("readers/singer_refusals")).fetchall()[0]
-            )
+            (
+                malformed,
+                mixed,
+                unplaced,
+                without_cursor,
+                incomplete,
+                messages,
+                bookmarks,
+                strange,
+            ) = con.execute(sql.load("readers/singer_refusals")).fetchall()[0]
             if not messages:
                 raise _fail(
                     root,
                     "no run holds a Singer message (a line of type SCHEMA, RECORD or STATE)"
                     + other_reader(root, "singer"),
+                )
+            if strange is not None:
+                raise _fail(
+                    root,
+                    f"the line at {strange} is no Singer message the reader can place (a"
+                    " SCHEMA, RECORD, STATE or ACTIVATE_VERSION; a RECORD or SCHEMA names its"
+                    " stream; BATCH messages, whose records lie in other files, are not"
+                    " read): read as is, its rows would look lost" + other_reader(root, "singer"),
                 )
             if malformed is not None:
                 raise _fail(
@@ -145,7 +180,13 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
             if not bookmarks:
                 raise _fail(
                     root,
-                    f"no run has a STATE message with bookmarks, nor is there a {STORED_STATE}:"
+                    "no run has a STATE message with bookmarks"
+                    + (
+                        f", nor has {STORED_STATE} one"
+                        if stored
+                        else f", nor is there a {STORED_STATE}"
+                    )
+                    + ":"
                     " with no bookmark nothing claims how far the runs read, so a lost row"
                     " cannot be told from one not read yet (give the runs' whole message"
                     " streams, STATE messages included)" + other_reader(root, "singer"),

@@ -13,6 +13,7 @@ WITH scanned AS (
     FROM read_json(
         $files,
         format = 'newline_delimited',
+        maximum_object_size = 268435456,  -- a message up to 256 MiB (DuckDB's default: 16)
         columns = {
             'type': 'VARCHAR', 'stream': 'VARCHAR', 'record': 'JSON', 'value': 'JSON',
             'key_properties': 'VARCHAR[]', 'bookmark_properties': 'VARCHAR[]',

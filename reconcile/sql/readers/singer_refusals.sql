@@ -4,7 +4,10 @@
 -- first partitioned stream with a record that lacks a partition key (it cannot be
 -- placed), the streams that name no replication key (not incremental), and the first
 -- record without a value for a key property or its replication key; and how many
--- Singer messages and well-shaped bookmarks there are (none of either is refused).
+-- Singer messages and well-shaped bookmarks there are (none of either is refused),
+-- and the first line that is no message the reader places (no type, a type Singer
+-- does not have or BATCH, whose records lie in files it does not read, or a RECORD or
+-- SCHEMA without its stream).
 SELECT
     (SELECT arg_min(run || ', line ' || line, (run_no, line)) FROM rc_singer_bookmarks
      WHERE malformed) AS malformed,
@@ -26,4 +29,9 @@ SELECT
            ))) AS incomplete,
     (SELECT count(*) FROM rc_singer_messages WHERE type IN ('SCHEMA', 'RECORD', 'STATE'))
         AS messages,
-    (SELECT count(*) FROM rc_singer_bookmarks WHERE NOT malformed) AS bookmarks
+    (SELECT count(*) FROM rc_singer_bookmarks WHERE NOT malformed) AS bookmarks,
+    (SELECT arg_min(run || ', line ' || line || ' (' || coalesce('type ' || type, 'no type') || ')',
+                    (run_no, line))
+     FROM rc_singer_messages
+     WHERE type IS NULL OR type NOT IN ('SCHEMA', 'RECORD', 'STATE', 'ACTIVATE_VERSION')
+        OR (type IN ('SCHEMA', 'RECORD') AND stream IS NULL)) AS strange
