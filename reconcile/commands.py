@@ -46,6 +46,7 @@ from reconcile.exits import (
     EXIT_RESOURCES,
 )
 from reconcile.mapping import NONE
+from reconcile.mapping.spec import MAPPING_FILE
 from reconcile.mapping.suggest import suggest_mapping
 from reconcile.problems import DEFAULT_EXAMPLES
 from reconcile.progress import Progress, StepClock, Steps, check_profile, write_profile
@@ -247,9 +248,12 @@ def _detected_source(args: argparse.Namespace) -> str | None:
     if local is None:
         return None
     path = Path(local)
-    if path.is_dir() and any(
-        (path / f"{table}.parquet").exists() or (path / table).is_dir() for table in TABLES
+    if path.is_dir() and (
+        (path / MAPPING_FILE).exists()
+        or any((path / f"{table}.parquet").exists() or (path / table).is_dir() for table in TABLES)
     ):
+        # a folder that brings a mapping says how to read it (its refusal says how to
+        # choose), as does one with a contract table
         return None
     return detect_path(path)
 

@@ -91,3 +91,17 @@ def test_detection_reads_no_link_leading_outside_the_folder(
     said = capsys.readouterr().err
     assert "reader" not in said
     assert "holds no contract table" in said
+
+
+def test_a_folder_that_brings_a_mapping_is_not_taken_for_a_framework(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Singer runs beside the folder's own reconcile.toml: the mapping says how the
+    folder is read, so the audit asks the user to choose rather than detect a reader."""
+    folder = tmp_path / "logs"
+    shutil.copytree(DATA / "singer", folder)
+    shutil.copy(DATA / "foreign" / "reconcile.toml", folder / "reconcile.toml")
+    assert main(["audit", str(folder), "--out", str(tmp_path / "report")]) == 2
+    said = capsys.readouterr().err
+    assert "read by the singer reader" not in said
+    assert "reconcile.toml" in said
