@@ -1,22 +1,44 @@
 -- A segment tree over instant indices, in SQL (the minimum over intervals covering
 -- each point, in O((intervals + points) log points) rows rather than their product).
 -- Input rc_tree_in(grp, lo, hi, v): the value v holds on indices [lo, hi) of group
--- grp. Each interval is split into its canonical nodes: at level k, blocks of 2^k
+-- grp.
+-- First each interval becomes its two halves: with 2^k the greatest power of two not
+-- above its length, [lo, lo + 2^k) and [hi - 2^k, hi) cover it exactly (they may
+-- overlap, which a minimum allows). Halves of one length and start are one block
+-- with the least of their values: however many the intervals, there are at most
+-- (points x levels) blocks, and an interval costs two rows, not two per level.
+-- Then each block is split into its canonical nodes: at level k, blocks of 2^k
 -- indices lying inside [lo, hi) whose parent block does not; at most two per level.
+-- The least value over the nodes on a point's path (tree/query) is the least over
+-- the blocks covering it, so the least over the intervals covering it.
 -- A template: rc_tree_in is bound per tree (segment_tree_minimum in
 -- reconcile/engine/steps/tree.py).
-WITH levels AS (
+WITH halves AS (
+    SELECT grp, lo, hi, v, CAST(floor(log2(hi - lo)) AS BIGINT) AS k
+    FROM rc_tree_in
+    WHERE hi > lo
+),
+blocks AS (
+    SELECT grp, k, s AS lo, s + (CAST(1 AS BIGINT) << k) AS hi, min(v) AS v
+    FROM (
+        SELECT grp, k, lo AS s, v FROM halves
+        UNION ALL
+        SELECT grp, k, hi - (CAST(1 AS BIGINT) << k), v FROM halves
+        WHERE hi - (CAST(1 AS BIGINT) << k) <> lo
+    ) AS h
+    GROUP BY grp, k, s
+),
+levels AS (
     SELECT unnest(range(0, 62)) AS k
 ),
 spans AS (
-    SELECT i.grp, i.lo, i.hi, i.v, l.k,
+    SELECT i.grp, i.v, l.k,
            (i.lo + (CAST(1 AS BIGINT) << l.k) - 1) >> l.k AS a,
            i.hi >> l.k AS b,
            2 * ((i.lo + (CAST(1 AS BIGINT) << (l.k + 1)) - 1) >> (l.k + 1)) AS a2,
            2 * (i.hi >> (l.k + 1)) AS b2
-    FROM rc_tree_in AS i
-    JOIN levels AS l ON (CAST(1 AS BIGINT) << l.k) <= greatest(i.hi - i.lo, 1)
-    WHERE i.hi > i.lo
+    FROM blocks AS i
+    JOIN levels AS l ON l.k <= i.k
 ),
 candidates AS (
     SELECT grp, k, a AS block, v, a, b, a2, b2 FROM spans

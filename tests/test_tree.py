@@ -1,0 +1,80 @@
+"""The segment tree in SQL (``reconcile/sql/tree``): the least value of the intervals
+covering each point, checked against a plain scan of every interval for every point,
+on drawn intervals, values and points. The frontier's history and the exact evaluator
+both take their minimum from it, so a block it drops or a node it misplaces would
+move a frontier."""
+
+from __future__ import annotations
+
+import duckdb
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reconcile.engine.namespace import bound
+from reconcile.sql import load
+from tests.conftest import examples
+
+GROUPS = ["", "a", "b"]
+Interval = tuple[str, int, int, tuple[int, int]]
+# value, then the inclusive mark: CERT orders by both
+values = st.tuples(st.integers(-5, 5), st.integers(0, 1))
+bounds = st.integers(0, 70) | st.sampled_from([0, 1, 63, 64, 65, 127, 128, 129, 1023])
+intervals = st.lists(st.tuples(st.sampled_from(GROUPS), bounds, bounds, values), max_size=25)
+points = st.lists(st.tuples(st.sampled_from(GROUPS), bounds), max_size=30, unique=True)
+
+
+def _reference(given_intervals: list[Interval], grp: str, idx: int) -> tuple[int, int] | None:
+    covering = [v for g, lo, hi, v in given_intervals if g == grp and lo <= idx < hi]
+    return min(covering) if covering else None
+
+
+def _tree(
+    given_intervals: list[Interval], given_points: list[tuple[str, int]]
+) -> dict[tuple[str, int], tuple[int, int] | None]:
+    con = duckdb.connect()
+    con.execute(
+        "CREATE TABLE intervals (grp VARCHAR, lo BIGINT, hi BIGINT, v STRUCT(v BIGINT, i INTEGER))"
+    )
+    con.execute("CREATE TABLE points (grp VARCHAR, idx BIGINT)")
+    for grp, lo, hi, (v, i) in given_intervals:
+        con.execute("INSERT INTO intervals VALUES (?, ?, ?, {'v': ?, 'i': ?})", [grp, lo, hi, v, i])
+    for grp, idx in given_points:
+        con.execute("INSERT INTO points VALUES (?, ?)", [grp, idx])
+    nodes = bound(load("tree/nodes"), (("rc_tree_in", "intervals"),))
+    con.execute(f"CREATE TABLE nodes AS {nodes}")
+    query = bound(load("tree/query"), (("rc_tree_nodes", "nodes"), ("rc_tree_points", "points")))
+    rows = con.execute(f"SELECT grp, idx, v FROM ({query})").fetchall()
+    out: dict[tuple[str, int], tuple[int, int] | None] = {}
+    for grp, idx, v in rows:
+        assert (grp, idx) not in out, "a point answered twice"
+        out[(grp, idx)] = None if v is None else (v["v"], v["i"])
+    return out
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(intervals, points)
+def test_the_tree_gives_each_point_the_least_interval_covering_it(
+    given_intervals: list[Interval],
+    given_points: list[tuple[str, int]],
+) -> None:
+    out = _tree(given_intervals, given_points)
+    assert set(out) == set(given_points)
+    for grp, idx in given_points:
+        assert out[(grp, idx)] == _reference(given_intervals, grp, idx), (grp, idx)
+
+
+def test_a_long_interval_under_many_short_ones() -> None:
+    # halves of one length and start share a block: the lower value must win there,
+    # and a point covered by the long interval alone keeps its value
+    intervals_ = [("", 0, 1000, (7, 0)), ("", 3, 9, (5, 1)), ("", 3, 9, (4, 0)), ("", 5, 6, (9, 0))]
+    points_ = [("", 0), ("", 3), ("", 5), ("", 8), ("", 9), ("", 999), ("", 1000)]
+    out = _tree(intervals_, points_)
+    assert out == {
+        ("", 0): (7, 0),
+        ("", 3): (4, 0),
+        ("", 5): (4, 0),
+        ("", 8): (4, 0),
+        ("", 9): (7, 0),
+        ("", 999): (7, 0),
+        ("", 1000): None,
+    }
