@@ -214,9 +214,9 @@ class Namespace:
         reused, built from them unchanged since),
         callable by their names in this namespace alone; dropped after."""
         installed: list[tuple[Lookup, str]] = []
-        arguments = ", ".join(f"a{i}" for i in range(3))
         try:
             for lookup in step.lookups:
+                arguments = ", ".join(f"a{i}" for i in range(len(lookup.args)))
                 if self._small(step, lookup):
                     self.run(
                         step.name,
@@ -243,10 +243,12 @@ class Namespace:
                     lookup.returns,
                     type=PythonUDFType.ARROW,
                     null_handling=FunctionNullHandling.SPECIAL,
-                    side_effects=False,
+                    # declared with side effects so that DuckDB calls it once per row:
+                    # without, a filter on two fields of its result (lo < hi) made
+                    # the optimizer call it once per field (tests/test_lookups.py)
+                    side_effects=True,
                 )
                 installed.append((lookup, function))
-                arguments = ", ".join(f"a{i}" for i in range(len(lookup.args)))
                 self.run(
                     step.name,
                     "(lookup)",

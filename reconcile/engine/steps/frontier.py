@@ -256,6 +256,14 @@ INSTANT_NO = Lookup(
     returns="BIGINT",
     groups=("scope_id",),
 )
+# An interval's two ends at once (STRUCT(lo, hi)): one call of the search, not two.
+INSTANT_SPAN = Lookup(
+    "rc_instant_span",
+    table="rc_instants",
+    args=("BIGINT", "BIGINT", "TIMESTAMP_NS", "TIMESTAMP_NS"),
+    returns="STRUCT(lo BIGINT, hi BIGINT)",
+    groups=("scope_id",),
+)
 
 # The proven basis.
 BASE_SEGMENTS = Step(
@@ -276,7 +284,7 @@ BASE_SEGMENTS = Step(
         "rc_page_windows",
         "rc_provider_steps",
     ),
-    lookups=(INSTANT_NO,),
+    lookups=(INSTANT_NO, INSTANT_SPAN),
 )
 
 RECEIVING_WINDOWS = Step(
@@ -290,7 +298,7 @@ RECEIVING_WINDOWS = Step(
         transient=True,
     ),
     reads=("rc_instants", "rc_member_spans", "rc_page_windows"),
-    lookups=(INSTANT_NO,),
+    lookups=(INSTANT_SPAN,),
 )
 
 BOUND_MIN = instant_minimum(
@@ -365,7 +373,7 @@ PROVEN_SEGMENTS = Step(
         " the pages of rc_contending_pages)",
     ),
     reads=("rc_instants", "rc_member_spans", "rc_base_segments", "rc_contending_steps"),
-    lookups=(INSTANT_NO,),
+    lookups=(INSTANT_SPAN,),
 )
 
 PROVEN_MIN = instant_minimum(

@@ -163,10 +163,10 @@ def evaluate_points(prefix: str, points: str) -> tuple[Step, ...]:
             bind=(("rc_point_order", order),),
             lookups=(
                 Lookup(
-                    "rc_point_no",
+                    "rc_point_span",
                     table=order,
-                    args=("BIGINT", "BIGINT", "TIMESTAMP_NS"),
-                    returns="BIGINT",
+                    args=("BIGINT", "BIGINT", "TIMESTAMP_NS", "TIMESTAMP_NS"),
+                    returns="STRUCT(lo BIGINT, hi BIGINT)",
                     groups=("scope_id", "partition_id"),
                 ),
             ),

@@ -6,7 +6,8 @@
 -- certificate (so no proven one). A step that holds between two instants, not at
 -- one, covers no instant and is left out. A time becomes an instant number by
 -- rc_instant_no (the first instant at or after it; n, past the scope's last, when
--- none is): a search in the instants' times.
+-- none is): a search in the instants' times; an interval's two ends by
+-- rc_instant_span, in one call.
 WITH n AS (
     SELECT scope_id, min(idx) AS first, max(idx) + 1 AS n FROM rc_instants GROUP BY scope_id
 ),
@@ -50,13 +51,16 @@ blockers AS (
     FROM rc_page_windows
     WHERE last_own_at IS NOT NULL AND greatest(last_own_at, fetched_at) < end_t
 ),
-blocker_idx AS (
-    SELECT b.scope_id, b.partition_id,
-           coalesce(rc_instant_no(n.first, n.n, b.from_t), n.n) AS lo,
-           coalesce(rc_instant_no(n.first, n.n, b.to_t), n.n) AS hi,
-           b.cert AS v, b.part
+searched AS (
+    SELECT b.scope_id, b.partition_id, rc_instant_span(n.first, n.n, b.from_t, b.to_t) AS span,
+           n.n, b.cert, b.part
     FROM blockers AS b
     JOIN n USING (scope_id)
+),
+blocker_idx AS (
+    SELECT scope_id, partition_id, coalesce(span.lo, n) AS lo, coalesce(span.hi, n) AS hi,
+           cert AS v, part
+    FROM searched
 ),
 segments AS (
     SELECT * FROM provider_segments

@@ -4,18 +4,21 @@
 -- steps can hold the frontier (rc_contending_steps); the steps of
 -- any other page lie above the frontier wherever they hold. A step that holds
 -- between two instants, not at one, covers no instant and is left out. A time
--- becomes an instant number by rc_instant_no (the first instant at or after it; n,
--- past the scope's last, when none is): a search in the instants' times.
+-- becomes an instant number by rc_instant_span (the first instant at or after each
+-- end; n, past the scope's last, when none is): a search in the instants' times.
 WITH n AS (
     SELECT scope_id, min(idx) AS first, max(idx) + 1 AS n FROM rc_instants GROUP BY scope_id
 ),
-receiving AS (
-    SELECT s.scope_id, s.partition_id,
-           coalesce(rc_instant_no(n.first, n.n, s.from_t), n.n) AS lo,
-           coalesce(rc_instant_no(n.first, n.n, s.to_t), n.n) AS hi,
-           s.cert AS v, 'receiving' AS part
+searched AS (
+    SELECT s.scope_id, s.partition_id, rc_instant_span(n.first, n.n, s.from_t, s.to_t) AS span,
+           n.n, s.cert
     FROM rc_contending_steps AS s
     JOIN n USING (scope_id)
+),
+receiving AS (
+    SELECT scope_id, partition_id, coalesce(span.lo, n) AS lo, coalesce(span.hi, n) AS hi,
+           cert AS v, 'receiving' AS part
+    FROM searched
 )
 SELECT * FROM rc_base_segments
 UNION ALL

@@ -1,7 +1,7 @@
 -- The event blockers (rc_event_segments) as intervals of the points' instants: an
 -- event blocks at a point at t when from_t <= t < to_t, so over the partition's
 -- instants from the first at or after from_t to the first at or after to_t
--- (rc_point_no, a search in each partition's run of instants). The segment tree
+-- (rc_point_span, a search in each partition's run of instants, both ends at once). The segment tree
 -- over them gives each point the least blocker in force, where joining every
 -- point with every blocker of its partition costs their product. A blocker that
 -- holds at none of the points (between two of them) is left out.
@@ -12,14 +12,15 @@ WITH spans AS (
     FROM rc_point_order
     GROUP BY scope_id, partition_id
 ),
-intervals AS (
-    SELECT
-        '' AS grp,
-        coalesce(rc_point_no(s.first, s.n, e.from_t), s.n) AS lo,
-        coalesce(rc_point_no(s.first, s.n, coalesce(e.to_t, rc_dusk())), s.n) AS hi,
-        e.cert AS v
+searched AS (
+    SELECT rc_point_span(s.first, s.n, e.from_t, coalesce(e.to_t, rc_dusk())) AS span, s.n,
+           e.cert
     FROM rc_event_segments AS e
     JOIN spans AS s USING (scope_id, partition_id)
+),
+intervals AS (
+    SELECT '' AS grp, coalesce(span.lo, n) AS lo, coalesce(span.hi, n) AS hi, cert AS v
+    FROM searched
 )
 SELECT grp, lo, hi, v
 FROM intervals
