@@ -64,8 +64,6 @@ from reconcile.render.tables import (
 )
 from reconcile.render.validation import render_json, render_text
 from reconcile.signals import Caught
-from reconcile.simulate import SimOptions, simulate
-from reconcile.simulate.options import Eligibility, Evidence, Membership
 from reconcile.validate import validate_logset
 from reconcile_schemas import TABLES
 
@@ -391,6 +389,10 @@ def _frontier(args: argparse.Namespace) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
+    # imported here: the simulator (and what it imports) is no part of an audit's price
+    from reconcile.simulate import SimOptions, simulate  # noqa: PLC0415
+    from reconcile.simulate.options import Eligibility, Evidence, Membership  # noqa: PLC0415
+
     options = SimOptions(
         seed=args.seed,
         scopes=args.scopes,

@@ -53,3 +53,14 @@ def test_the_engine_never_imports_pandera() -> None:
         "from reconcile import open_logset, validate_logset, watermarks, Analysis"
     )
     assert set(loaded_after(code)) == {"duckdb", "polars", "pyarrow", "numpy"}
+
+
+def test_the_commands_load_the_simulator_only_to_simulate() -> None:
+    script = (
+        "import sys, reconcile.commands\n"
+        "print(sorted(m for m in sys.modules if m.startswith('reconcile.simulate')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], check=True, capture_output=True, text=True
+    )
+    assert done.stdout.strip().splitlines()[-1] == "[]"
