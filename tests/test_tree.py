@@ -7,6 +7,7 @@ move a frontier."""
 from __future__ import annotations
 
 import duckdb
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,9 +19,13 @@ GROUPS = ["", "a", "b"]
 Interval = tuple[str, int, int, tuple[int, int]]
 # value, then the inclusive mark: CERT orders by both
 values = st.tuples(st.integers(-5, 5), st.integers(0, 1))
-bounds = st.integers(0, 70) | st.sampled_from([0, 1, 63, 64, 65, 127, 128, 129, 1023])
+# lengths near a power of two far out, where a float's log2 rounds up
+FAR = [2**49 - 1, 2**49 + 4, 2**50 + 4, 2**55 + 4, 2**61 + 4, 2**62 - 1]
+near = st.integers(0, 70) | st.sampled_from([0, 1, 63, 64, 65, 127, 128, 129, 1023])
+bounds = near | st.sampled_from(FAR)
 intervals = st.lists(st.tuples(st.sampled_from(GROUPS), bounds, bounds, values), max_size=25)
-points = st.lists(st.tuples(st.sampled_from(GROUPS), bounds), max_size=30, unique=True)
+# the query walks every block of the points' span: points stay near
+points = st.lists(st.tuples(st.sampled_from(GROUPS), near), max_size=30, unique=True)
 
 
 def _reference(given_intervals: list[Interval], grp: str, idx: int) -> tuple[int, int] | None:
@@ -78,3 +83,16 @@ def test_a_long_interval_under_many_short_ones() -> None:
         ("", 999): (7, 0),
         ("", 1000): None,
     }
+
+
+def test_an_interval_just_short_of_a_power_of_two_keeps_its_start() -> None:
+    """log2 of 2^50 + 4 - 5 rounds to 50 in floating point: the halves must still
+    start at the interval's start, not one before it."""
+    for hi in (2**50 + 4, 2**55 + 4, 2**61 + 4, 2**62 + 4):
+        out = _tree([("", 5, hi, (1, 0))], [("", x) for x in range(12)])
+        assert out == {("", x): (1, 0) if x >= 5 else None for x in range(12)}, hi
+
+
+def test_an_interval_of_two_to_the_62_points_is_refused() -> None:
+    with pytest.raises(duckdb.Error, match="2\\^62 points"):
+        _tree([("", 0, 2**62 + 5, (1, 0))], [("", 3)])

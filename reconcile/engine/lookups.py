@@ -9,18 +9,17 @@ the number of the first row at or after it in a numbered, time-ordered table:
   scope by scope): an ``ASOF`` join does that by sorting every row it is given
   (about 4.5 s per 10 M rows on two cores), a binary search in the instants' sorted
   times in a fraction of that (bench/RESULTS.md);
-* ``rc_point_no``, in the instants of a set of points of the exact evaluator
-  (partition by partition), so that a segment tree gives each point the least event
-  blocker in force, where joining every point with every blocker of its partition
-  costs their product;
 * ``rc_reach_no``, in each partition's running highest claim (``rc_late_reach``),
   so that rule late_insert finds the claim in force when each snapshot event
   appeared without sorting every event;
-* ``rc_instant_span`` and ``rc_point_span``: the numbers of two times at once (an
-  interval's start and end, ``STRUCT(lo, hi)``), in one call where two lookups
-  would make two. DuckDB's fixed price of calling Python (about 160 microseconds a
-  chunk of 2,048 rows, measured in bench/EVENT_LEVEL.md) is most of a search's
-  cost: an interval's two ends in one call halve it.
+* ``rc_instant_span``, the same for an interval's two ends at once (``STRUCT(lo,
+  hi)``), in one call where two lookups would make two: DuckDB's fixed price of
+  calling Python (about 160 microseconds a chunk of 2,048 rows, measured in
+  bench/EVENT_LEVEL.md) is most of a search's cost;
+* ``rc_point_span``, an interval's two ends in the instants of a set of points of
+  the exact evaluator (partition by partition), so that a segment tree gives each
+  point the least event blocker in force, where joining every point with every
+  blocker of its partition costs their product.
 
 The tables searched are small next to the rows looked up (one per step of every
 partition's history, one per event blocker, one per snapshot event).
@@ -182,11 +181,10 @@ def instant_spans(cursor: duckdb.DuckDBPyConnection, lookup: Lookup) -> Kernel:
 
 BUILDERS: dict[str, Callable[[duckdb.DuckDBPyConnection, Lookup], Kernel]] = {
     "rc_instant_no": instant_numbers,
-    # the same search in a set of points' instants, numbered partition by partition
-    "rc_point_no": instant_numbers,
     # the same search in a partition's running highest claim (rule late_insert)
     "rc_reach_no": instant_numbers,
-    # an interval's two ends at once
+    # an interval's two ends at once; in a set of points' instants, numbered
+    # partition by partition
     "rc_instant_span": instant_spans,
     "rc_point_span": instant_spans,
 }

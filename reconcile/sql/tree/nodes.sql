@@ -13,10 +13,22 @@
 -- the blocks covering it, so the least over the intervals covering it.
 -- A template: rc_tree_in is bound per tree (segment_tree_minimum in
 -- reconcile/engine/steps/tree.py).
-WITH halves AS (
-    SELECT grp, lo, hi, v, CAST(floor(log2(hi - lo)) AS BIGINT) AS k
+WITH guessed AS (
+    SELECT grp, lo, hi, v, least(CAST(floor(log2(hi - lo)) AS BIGINT), 61) AS k0
     FROM rc_tree_in
     WHERE hi > lo
+),
+-- log2 is a float's: from 2^49 - 1 up it can round up to the next power, so k is
+-- made exact by comparing 2^k with the length as integers. The levels stop at 61
+-- (2^63 overflows), so an interval of 2^62 points or more is refused, never cut short.
+halves AS (
+    SELECT grp, lo, hi, v,
+           CASE WHEN hi - lo >= (CAST(1 AS BIGINT) << 62)
+                THEN error('tree/nodes: an interval of 2^62 points or more')
+                ELSE k0 - CAST((CAST(1 AS BIGINT) << k0) > hi - lo AS BIGINT)
+                        + CAST((CAST(1 AS BIGINT) << (k0 + 1)) <= hi - lo AS BIGINT)
+           END AS k
+    FROM guessed
 ),
 blocks AS (
     SELECT grp, k, s AS lo, s + (CAST(1 AS BIGINT) << k) AS hi, min(v) AS v
