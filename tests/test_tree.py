@@ -37,6 +37,8 @@ def _tree(
     given_intervals: list[Interval], given_points: list[tuple[str, int]]
 ) -> dict[tuple[str, int], tuple[int, int] | None]:
     con = duckdb.connect()
+    # a tree gone wrong fails here, rather than spilling without end
+    con.execute("SET memory_limit = '1GB'; SET max_temp_directory_size = '256MB'")
     con.execute(
         "CREATE TABLE intervals (grp VARCHAR, lo BIGINT, hi BIGINT, v STRUCT(v BIGINT, i INTEGER))"
     )
