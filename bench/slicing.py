@@ -15,7 +15,11 @@ every partition and each slice reads the whole table. This measures, on one log 
 * ``filtered``: each slice's aggregate over the receipts as the engine reads them
   (a filter on partition_id), summed over slices;
 * ``split``: one pass writing the receipts' columns by slice (DuckDB's partitioned
-  COPY to Parquet in a scratch folder), then each slice's aggregate over its part.
+  COPY to Parquet in a scratch folder), then each slice's aggregate over its part;
+* ``table``: one pass copying the receipts' columns, with each row's slice, into a
+  DuckDB table (``--table temp``: a temporary table, which spills past the memory
+  limit; ``--table file``: a database file in the scratch folder, compressed as it is
+  written), then each slice's aggregate over its rows of that table.
 
 The aggregate is the shape of ``watermarks/receipt_events`` (per event: lowest
 position, first receipt, first durable receipt, outcome bits). Figures are printed;
@@ -93,43 +97,63 @@ def main() -> None:
     parser.add_argument("--slices", type=int, default=8)
     parser.add_argument("--memory-limit", default="3GB")
     parser.add_argument("--scratch", type=Path, default=Path(tempfile.gettempdir()))
-    parser.add_argument("--no-split", action="store_true", help="measure the filtered reads only")
+    parser.add_argument("--no-split", action="store_true", help="leave out the split variant")
+    parser.add_argument(
+        "--table",
+        choices=("temp", "file", "none"),
+        default="file",
+        help="where the table variant copies the receipts (default: a database file)",
+    )
     args = parser.parse_args()
 
     files = files_of(args.logset)
-    con = duckdb.connect()
+    # spills (the temp table variant's, past the memory limit) go to the scratch folder
+    spill = Path(tempfile.mkdtemp(prefix="reconcile-slicing-spill-", dir=args.scratch))
+    con = duckdb.connect(config={"temp_directory": str(spill)})
     for setting in (
         f"SET memory_limit = '{args.memory_limit}'",
         "SET preserve_insertion_order = false",
         "SET TimeZone = 'UTC'",
     ):
         con.execute(setting)
-    listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
-    con.execute(f"CREATE VIEW receipts AS SELECT {COLUMNS} FROM read_parquet([{listed}])")
-    bounds = slice_bounds(con, "receipts", args.slices)
-    total, read = amplification(con, files, bounds)
-    print(f"log set {args.logset}: {len(files)} files, {total} row groups, {len(bounds)} slices")
-    share = read / max(total, 1)
-    print(f"stats: the slices' filters read {read} row groups: {share:.2f}x the table")
-
-    started = time.perf_counter()
-    for first, last in bounds:
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE agg AS " + AGGREGATE.format(source="receipts"),
-            {"first": first, "last": last},
-        )
-    filtered = time.perf_counter() - started
-    print(f"filtered: {filtered:.1f} s for {len(bounds)} slices")
-    if args.no_split:
-        return
-
-    folder = Path(tempfile.mkdtemp(prefix="reconcile-slicing-", dir=args.scratch))
     try:
+        listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
+        con.execute(f"CREATE VIEW receipts AS SELECT {COLUMNS} FROM read_parquet([{listed}])")
+        bounds = slice_bounds(con, "receipts", args.slices)
+        total, read = amplification(con, files, bounds)
+        print(
+            f"log set {args.logset}: {len(files)} files, {total} row groups, {len(bounds)} slices"
+        )
+        share = read / max(total, 1)
+        print(f"stats: the slices' filters read {read} row groups: {share:.2f}x the table")
+
+        started = time.perf_counter()
+        for first, last in bounds:
+            con.execute(
+                "CREATE OR REPLACE TEMP TABLE agg AS " + AGGREGATE.format(source="receipts"),
+                {"first": first, "last": last},
+            )
+        filtered = time.perf_counter() - started
+        print(f"filtered: {filtered:.1f} s for {len(bounds)} slices")
         con.execute(
             "CREATE OR REPLACE TEMP TABLE bounds AS SELECT * FROM (VALUES "
             + ", ".join(f"({i}, '{a}', '{b}')" for i, (a, b) in enumerate(bounds))
             + ") AS b(s, lo, hi)"
         )
+        if not args.no_split:
+            split(con, bounds, args.scratch)
+        if args.table != "none":
+            copied(con, bounds, args.table, args.scratch)
+    finally:
+        con.close()
+        shutil.rmtree(spill, ignore_errors=True)
+
+
+def split(con: duckdb.DuckDBPyConnection, bounds: list[tuple[str, str]], scratch: Path) -> None:
+    """The ``split`` variant: the receipts written once by slice to Parquet, then each
+    slice aggregated from its own part."""
+    folder = Path(tempfile.mkdtemp(prefix="reconcile-slicing-", dir=scratch))
+    try:
         started = time.perf_counter()
         con.execute(
             f"COPY (SELECT r.*, b.s FROM receipts AS r"
@@ -149,6 +173,44 @@ def main() -> None:
             f"split: {split:.1f} s ({written:.1f} s writing {size / 1e9:.1f} GB by slice,"
             f" {split - written:.1f} s for the slices)"
         )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def copied(
+    con: duckdb.DuckDBPyConnection, bounds: list[tuple[str, str]], where: str, scratch: Path
+) -> None:
+    """The ``table`` variant: the receipts copied once into a DuckDB table with each
+    row's slice, then each slice aggregated from its rows there."""
+    folder = Path(tempfile.mkdtemp(prefix="reconcile-slicing-", dir=scratch))
+    try:
+        if where == "file":
+            con.execute("ATTACH $path AS copy", {"path": str(folder / "copy.duckdb")})
+            name = "copy.receipts_by_slice"
+        else:
+            name = "receipts_by_slice"
+        started = time.perf_counter()
+        con.execute(
+            f"CREATE {'TEMP ' if where == 'temp' else ''}TABLE {name} AS"
+            " SELECT r.*, b.s FROM receipts AS r"
+            " JOIN bounds AS b ON r.partition_id BETWEEN b.lo AND b.hi"
+        )
+        written = time.perf_counter() - started
+        for i, (first, last) in enumerate(bounds):
+            part = f"(SELECT * FROM {name} WHERE s = {i})"
+            con.execute(
+                "CREATE OR REPLACE TEMP TABLE agg AS " + AGGREGATE.format(source=part),
+                {"first": first, "last": last},
+            )
+        total = time.perf_counter() - started
+        size = sum(p.stat().st_size for p in folder.rglob("*"))
+        print(
+            f"table ({where}): {total:.1f} s ({written:.1f} s copying"
+            f"{f', {size / 1e9:.1f} GB' if where == 'file' else ''},"
+            f" {total - written:.1f} s for the slices)"
+        )
+        if where == "file":
+            con.execute("DETACH copy")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
