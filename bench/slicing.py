@@ -32,6 +32,7 @@ import argparse
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -149,6 +150,17 @@ def main() -> None:
         shutil.rmtree(spill, ignore_errors=True)
 
 
+def aggregate_parts(
+    con: duckdb.DuckDBPyConnection, bounds: list[tuple[str, str]], part_of: Callable[[int], str]
+) -> None:
+    """Each slice's aggregate over its own part, ``part_of(slice)``."""
+    for i, (first, last) in enumerate(bounds):
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE agg AS " + AGGREGATE.format(source=part_of(i)),
+            {"first": first, "last": last},
+        )
+
+
 def split(con: duckdb.DuckDBPyConnection, bounds: list[tuple[str, str]], scratch: Path) -> None:
     """The ``split`` variant: the receipts written once by slice to Parquet, then each
     slice aggregated from its own part."""
@@ -161,12 +173,7 @@ def split(con: duckdb.DuckDBPyConnection, bounds: list[tuple[str, str]], scratch
             f" TO '{folder}' (FORMAT parquet, PARTITION_BY (s), COMPRESSION uncompressed)"
         )
         written = time.perf_counter() - started
-        for i, (first, last) in enumerate(bounds):
-            part = f"read_parquet('{folder}/s={i}/*.parquet')"
-            con.execute(
-                "CREATE OR REPLACE TEMP TABLE agg AS " + AGGREGATE.format(source=part),
-                {"first": first, "last": last},
-            )
+        aggregate_parts(con, bounds, lambda i: f"read_parquet('{folder}/s={i}/*.parquet')")
         split = time.perf_counter() - started
         size = sum(p.stat().st_size for p in folder.rglob("*.parquet"))
         print(
@@ -196,12 +203,7 @@ def copied(
             " JOIN bounds AS b ON r.partition_id BETWEEN b.lo AND b.hi"
         )
         written = time.perf_counter() - started
-        for i, (first, last) in enumerate(bounds):
-            part = f"(SELECT * FROM {name} WHERE s = {i})"
-            con.execute(
-                "CREATE OR REPLACE TEMP TABLE agg AS " + AGGREGATE.format(source=part),
-                {"first": first, "last": last},
-            )
+        aggregate_parts(con, bounds, lambda i: f"(SELECT * FROM {name} WHERE s = {i})")
         total = time.perf_counter() - started
         size = sum(p.stat().st_size for p in folder.rglob("*"))
         print(
