@@ -145,18 +145,29 @@ class Analysis:
         count = max(1, -(-rows // sliced.per_slice))
         values = {**self._values, "slices": count}
         self._ns.create(sliced.slices, values)
+        rebuilt = [
+            step
+            for step in sliced.each
+            if step.when is None or (step.when[0] in self._present) == step.when[1]
+        ]
+        order = [*rebuilt, *sliced.collect]
+        done_with = last_uses(order, {step.name for step in rebuilt})
         for number in range(count):
             self._ns.create(sliced.slice, {**values, "slice": number})
             self._ns.create(sliced.bounds, values)
             bounds = self._ns.arrow(sliced.bounds.name).to_pylist()[0]
             each = {**values, **bounds}
-            for step in sliced.each:
-                if step.when is None or (step.when[0] in self._present) == step.when[1]:
+            for index, step in enumerate(order):
+                if index < len(rebuilt):
                     # the previous slice's table goes first: one slice's events at a time
                     self._ns.drop(step.name)
                     self._ns.create(step, each)
-            for step in sliced.collect:
-                self._ns.create(step, each, append=number > 0)
+                else:
+                    self._ns.create(step, each, append=number > 0)
+                # a slice's table no later step of the slice reads leaves memory now,
+                # not at the next slice: what follows may then stay within the limit
+                for name in done_with.get(index, ()):
+                    self._ns.drop(name)
         # the last slice's events are no one's input: every later step reads the
         # collected tables
         for name in sliced.internal:
@@ -287,6 +298,33 @@ class Analysis:
         )
         self.put("rc_asked_points", numbered)
         return self.read("rc_asked_certificates")
+
+
+def last_uses(steps: list[Step], names: set[str]) -> dict[int, list[str]]:
+    """For each of ``names`` (tables or views made by ``steps``) that a step reads, the
+    index of the last step that reads it, directly or through views among ``steps``:
+    ``{index: names}``, views first (a view is dropped before what it reads)."""
+    views = {step.name: step for step in steps if step.view}
+
+    def reached(step: Step) -> set[str]:
+        seen: set[str] = set()
+        pending = list(step.reads)
+        while pending:
+            name = pending.pop()
+            if name not in seen:
+                seen.add(name)
+                if name in views:
+                    pending.extend(views[name].reads)
+        return seen
+
+    last: dict[str, int] = {}
+    for index, step in enumerate(steps):
+        for name in reached(step) & names:
+            last[name] = index
+    result: dict[int, list[str]] = {}
+    for name, index in sorted(last.items(), key=lambda item: (item[0] not in views, item[0])):
+        result.setdefault(index, []).append(name)
+    return result
 
 
 def watermarks(logset: LogSet, as_of: AsOf = None) -> pl.DataFrame:

@@ -187,6 +187,26 @@ EVENT_LEVEL = Sliced(
         ),
     ),
     collect=(
+        # first: the slice's snapshot events leave memory once it has run
+        Step(
+            "watermarks/late_events",
+            table(
+                "rc_late_events",
+                _LATE_EVENTS_COLUMNS,
+                "one row per eligible snapshot event that became visible after a won claim of"
+                " its partition already covered its position (rule late_insert)",
+            ),
+            reads=("rc_snapshot_slice", "rc_late_reach", "rc_slice"),
+            lookups=(
+                Lookup(
+                    "rc_reach_no",
+                    table="rc_late_reach",
+                    args=("BIGINT", "BIGINT", "TIMESTAMP_NS"),
+                    returns="BIGINT",
+                    groups=("pk",),
+                ),
+            ),
+        ),
         Step(
             "watermarks/mutated_events",
             table(
@@ -259,25 +279,6 @@ EVENT_LEVEL = Sliced(
                 " and no lower wait of its partition holds: its part in the history",
             ),
             reads=("rc_known_events", "rc_partitions"),
-        ),
-        Step(
-            "watermarks/late_events",
-            table(
-                "rc_late_events",
-                _LATE_EVENTS_COLUMNS,
-                "one row per eligible snapshot event that became visible after a won claim of"
-                " its partition already covered its position (rule late_insert)",
-            ),
-            reads=("rc_snapshot_slice", "rc_late_reach", "rc_slice"),
-            lookups=(
-                Lookup(
-                    "rc_reach_no",
-                    table="rc_late_reach",
-                    args=("BIGINT", "BIGINT", "TIMESTAMP_NS"),
-                    returns="BIGINT",
-                    groups=("pk",),
-                ),
-            ),
         ),
         Step(
             "watermarks/open_events",
