@@ -71,8 +71,8 @@ def _as_of_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--as-of",
         metavar="TIMESTAMP",
-        help="evaluate as of this time (ISO 8601; naive means UTC); default: the end of"
-        " the log set",
+        help="evaluate as of this time (ISO 8601, to the nanosecond; naive means UTC);"
+        " default: the end of the log set",
     )
 
 

@@ -13,7 +13,7 @@ import sys
 import tempfile
 import traceback
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
@@ -43,6 +43,7 @@ from reconcile.exits import (
     EXIT_INTERRUPTED,
     EXIT_INVALID,
     EXIT_OK,
+    EXIT_OUTPUT_CLOSED,
     EXIT_RESOURCES,
 )
 from reconcile.mapping import NONE
@@ -188,11 +189,24 @@ SPARK_AUDIT_STEPS = ["read the files", "audit the scopes", "report"]
 SOURCE_STEP = "read the framework's artifacts"
 
 
+class OutputClosed(Exception):
+    """The reader of the command's output closed it (``reconcile ... | head``)."""
+
+
 def _emit(text: str, *, err: bool = False, as_json: bool = False) -> None:
     """Print ``text`` (on stderr with ``err``) with the input's control characters
     escaped: the one way the command line writes (reconcile.render.safe)."""
     safe = for_json(text) if as_json else for_terminal(text)
-    print(safe, file=sys.stderr if err else sys.stdout)
+    stream = sys.stderr if err else sys.stdout
+    try:
+        print(safe, file=stream)
+        stream.flush()
+    except BrokenPipeError:
+        # what is left unwritten goes nowhere: Python's own flush at exit would
+        # fail on the closed pipe again
+        with suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+        raise OutputClosed from None
 
 
 def _waiting(message: str) -> None:
@@ -563,11 +577,14 @@ def run(args: argparse.Namespace, caught: Caught) -> int:
         if args.command == "diff":
             return _diff(args)
         raise UsageError(f"unknown command {args.command}")
+    except OutputClosed:
+        return EXIT_OUTPUT_CLOSED
     except (Exception, KeyboardInterrupt) as error:
         if args.debug:
             traceback.print_exception(error, file=sys.stderr)
         status, message = failure(error, clock.current or _command(args), args.debug)
         if status == EXIT_INTERRUPTED and caught.signum is not None:
             status, message = 128 + caught.signum, f"reconcile: terminated by {caught.name}"
-        _emit(message, err=True)
+        with suppress(OutputClosed):
+            _emit(message, err=True)
         return status

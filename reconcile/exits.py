@@ -10,6 +10,8 @@ EXIT_INVALID = 2
 EXIT_INTERNAL = 3
 EXIT_RESOURCES = 4
 EXIT_INTERRUPTED = 130
+# what it printed was cut short: its reader closed the pipe (``| head``); 128 + SIGPIPE
+EXIT_OUTPUT_CLOSED = 141
 
 EXIT_STATUSES = """\
 exit status:
@@ -20,4 +22,5 @@ exit status:
   3    internal error: the reconciler's own fault (please report it; --debug
        shows the traceback), or a Spark job that failed
   4    out of memory or spill space: set --memory-limit, --threads or --temp-dir
-  130  interrupted (Ctrl-C); 143 terminated (SIGTERM), 129 hung up (SIGHUP)"""
+  130  interrupted (Ctrl-C); 143 terminated (SIGTERM), 129 hung up (SIGHUP)
+  141  the output was closed before all of it was printed (e.g. | head)"""

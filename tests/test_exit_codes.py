@@ -35,6 +35,7 @@ from reconcile.errors import (
     UsageError,
     classify_engine_error,
 )
+from tests.logsets import checkpoint, write_logset
 
 ROOT = Path(__file__).resolve().parents[1]
 FAULTS = ROOT / "data" / "faults"
@@ -498,3 +499,23 @@ def test_a_signal_while_the_engine_loads_ends_in_one_line(
     )
     assert done.returncode == status, done.stderr
     assert done.stderr.strip() == said
+
+
+def test_output_closed_by_its_reader_exits_141_quietly(tmp_path: Path) -> None:
+    """``reconcile watermarks LOGSET | head``: the reader closes the pipe early. The
+    command stops with 141 (128 + SIGPIPE) and writes nothing on stderr, not an
+    internal error."""
+    rows = [checkpoint(f"p{n:05d}", 1, n) for n in range(3000)]
+    logset = write_logset(tmp_path / "logs", {"checkpoints": rows})
+    process = subprocess.Popen(
+        [sys.executable, "-m", "reconcile", "watermarks", str(logset), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.read(10)
+    process.stdout.close()
+    error = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 141
+    assert error == ""

@@ -40,6 +40,8 @@ class AuditResult:
     frontier_history: pl.DataFrame
     findings: pl.DataFrame
     timelines: pl.DataFrame = field(default_factory=pl.DataFrame)
+    # T as ISO 8601 text to the nanosecond (as_of holds microseconds); empty: as_of's
+    as_of_iso: str = ""
     inputs: dict[str, Any] = field(default_factory=dict)
     # (named query, seconds) for every query the engine ran, in order.
     timings: list[tuple[str, float]] = field(default_factory=list)
@@ -116,6 +118,7 @@ def audit(
             drawn = analysis.history(shown_partitions(history, found))
         return AuditResult(
             as_of=analysis.as_of,
+            as_of_iso=analysis.as_of_iso,
             watermarks=marks,
             frontiers=fronts,
             frontier_history=history,

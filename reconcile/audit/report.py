@@ -42,6 +42,7 @@ from reconcile.errors import UsageError
 from reconcile.render.findings_json import render_findings_json
 from reconcile.render.junit_xml import render_junit_xml
 from reconcile.render.summary_md import render_summary_md
+from reconcile.render.tables import times_as_text
 
 GENERATOR = "reconcile audit"
 TABLES = ("watermarks", "frontiers", "frontier_history", "findings")
@@ -63,12 +64,12 @@ def summary(result: AuditResult, fail_on: str) -> dict[str, Any]:
     counts = result.counts()
     frontiers = [
         {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in row.items()}
-        for row in result.frontiers.drop("vector").iter_rows(named=True)
+        for row in times_as_text(result.frontiers.drop("vector")).iter_rows(named=True)
     ]
     failing = result.at_or_above(fail_on)
     return {
         "generator": GENERATOR,
-        "as_of": result.as_of.isoformat() + "Z",
+        "as_of": (result.as_of_iso or result.as_of.isoformat()) + "Z",
         "inputs": result.inputs,
         "findings": {
             "total": result.findings.height,

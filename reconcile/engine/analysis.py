@@ -17,7 +17,7 @@ import polars as pl
 import pyarrow as pa
 
 from reconcile.engine.declare import Guard, Input, Registry, Sliced, Step, Table, Union
-from reconcile.engine.namespace import Namespace
+from reconcile.engine.namespace import Namespace, iso_instant
 from reconcile.engine.plan import Plan, applies, dependents, plan
 from reconcile.engine.registry import REGISTRY
 from reconcile.engine.settings import AuditSettings
@@ -71,8 +71,13 @@ class Analysis:
 
     @property
     def as_of(self) -> datetime:
-        """T, as a naive UTC datetime."""
+        """T, as a naive UTC datetime (to the microsecond: a datetime holds no more)."""
         return self._as_of
+
+    @property
+    def as_of_iso(self) -> str:
+        """T as ISO 8601 text in UTC, without an offset, to the nanosecond."""
+        return iso_instant(self._ns.as_of_literal)
 
     @property
     def timings(self) -> list[tuple[str, float]]:

@@ -14,6 +14,7 @@ for the error that names the step and query that failed).
 from __future__ import annotations
 
 import itertools
+import re
 import time
 import weakref
 from collections.abc import Iterator, Mapping
@@ -60,17 +61,61 @@ def bound(sql: str, bind: tuple[tuple[str, str], ...]) -> str:
     return f"WITH {aliases}\nFROM (\n{sql}\n)"
 
 
+# The fraction of a second of a timestamp's text, and a lower-case "t" between its
+# date and time or "z" at its end (RFC 3339 allows both; DuckDB's cast does not).
+_FRACTION = re.compile(r"(?<=[0-9]{2}:[0-9]{2}:[0-9]{2})\.([0-9]+)")
+_LOWER_T = re.compile(r"(?<=[0-9])t(?=[0-9])")
+_LOWER_Z = re.compile(r"(?<=[0-9])z$")
+
+
+def _split_nanoseconds(text: str) -> tuple[str, int]:
+    """``text`` with its fraction of a second cut to microseconds, which DuckDB's
+    TIMESTAMPTZ holds, and the nanoseconds cut off (0 to 999). Digits past the ninth
+    are dropped: row times are whole nanoseconds, so a row is at or before T exactly
+    when it is at or before T floored to the nanosecond."""
+    text = _LOWER_Z.sub("Z", _LOWER_T.sub("T", text.strip()))
+    match = _FRACTION.search(text)
+    if match is None or len(match.group(1)) <= 6:
+        return text, 0
+    digits = match.group(1)
+    return text[: match.start(1)] + digits[:6] + text[match.end(1) :], int(
+        digits[6:9].ljust(3, "0")
+    )
+
+
+def iso_instant(literal: str) -> str:
+    """DuckDB's rendering of a TIMESTAMP_NS (``2026-01-01 00:00:05.0000005``) as ISO
+    8601 text to the nanosecond, in ``datetime.isoformat``'s form: seconds, six
+    digits where there are microseconds, nine where there are nanoseconds."""
+    day, _, clock = literal.partition(" ")
+    whole, _, fraction = clock.partition(".")
+    nanos = int(fraction.ljust(9, "0")[:9]) if fraction else 0
+    text = f"{day}T{whole}"
+    if nanos == 0:
+        return text
+    if nanos % 1000 == 0:
+        return f"{text}.{nanos // 1000:06d}"
+    return f"{text}.{nanos:09d}"
+
+
 def parse_as_of(cursor: duckdb.DuckDBPyConnection, text: str) -> tuple[str, datetime]:
-    """T read as DuckDB reads it: its rendering as a TIMESTAMP_NS and its value as a
-    naive UTC datetime. A UsageError when ``text`` is not a timestamp, or is one
-    outside the times the engine computes in (int64 nanoseconds: 1677 to 2262)."""
+    """T read as DuckDB reads it, to the nanosecond: its rendering as a TIMESTAMP_NS
+    and its value as a naive UTC datetime (to the microsecond: what a datetime holds).
+    An offset or ``Z`` is honoured; no offset means UTC. A UsageError when ``text``
+    is not a timestamp, or is one outside the times the engine computes in (int64
+    nanoseconds: 1677 to 2262)."""
+    micro, nanos = _split_nanoseconds(text)
+    value_sql = (
+        "TRY(make_timestamp_ns(epoch_ns(TRY_CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS)) + $ns))"
+    )
     try:
+        # a text that is no timestamp fails here, and is said so (the cast in
+        # value_sql is inside TRY, which catches only the sum's overflow)
+        cursor.execute("SELECT CAST($t AS TIMESTAMPTZ)", {"t": micro}).fetchall()
         rows = cursor.execute(
-            "SELECT CAST(TRY_CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS) AS VARCHAR),"
-            " TRY_CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS),"
-            f" TRY_CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS)"
-            f" BETWEEN TIMESTAMP_NS '{DAWN}' AND TIMESTAMP_NS '{DUSK}'",
-            {"t": text},
+            f"SELECT CAST({value_sql} AS VARCHAR), {value_sql},"
+            f" {value_sql} BETWEEN TIMESTAMP_NS '{DAWN}' AND TIMESTAMP_NS '{DUSK}'",
+            {"t": micro, "ns": nanos},
         ).fetchall()
     except duckdb.Error as error:
         raise UsageError(f"--as-of {text!r} is not a timestamp: {first_line(error)}") from None
@@ -91,6 +136,8 @@ class Namespace:
         self.con = con.cursor()
         self._close = weakref.finalize(self, self.con.close)
         self.closed = False
+        # T as DuckDB renders it (set_as_of)
+        self.as_of_literal = ""
         # lookups as SQL macros (True) or functions (False); None: by the work
         # (reconcile.engine.lookups.SMALL_WORK)
         self.small: bool | None = None
@@ -142,6 +189,7 @@ class Namespace:
             "(macro)",
             f"CREATE OR REPLACE TEMP MACRO rc_as_of() AS TIMESTAMP_NS '{literal}'",
         )
+        self.as_of_literal = literal
         return text, value
 
     # -- running ---------------------------------------------------------------

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from reconcile.render.safe import BREAKS, inline
 from reconcile.render.values import cert_text
+
+if TYPE_CHECKING:
+    from polars._typing import PolarsDataType
 
 WATERMARK_COLUMNS = (
     "scope_id",
@@ -32,9 +35,55 @@ def _json_value(value: Any) -> Any:
     return value
 
 
+def _has_time(dtype: PolarsDataType) -> bool:
+    if isinstance(dtype, pl.Datetime):
+        return True
+    if isinstance(dtype, pl.List | pl.Array):
+        return _has_time(dtype.inner)
+    if isinstance(dtype, pl.Struct):
+        return any(_has_time(field.dtype) for field in dtype.fields)
+    return False
+
+
+def _time_text(expr: pl.Expr, dtype: PolarsDataType, sep: str) -> pl.Expr:
+    """``expr`` (of ``dtype``) with every time in it, however deep in lists and
+    structs, as text to the nanosecond: ``datetime.isoformat``'s form (seconds, with
+    six digits where there are microseconds), nine digits where there are
+    nanoseconds, which a Python datetime would drop."""
+    if isinstance(dtype, pl.Datetime):
+        zone = "%:z" if dtype.time_zone is not None else ""
+        whole = f"%Y-%m-%d{sep}%H:%M:%S"
+        fraction = expr.dt.nanosecond()
+        return (
+            pl.when(fraction == 0)
+            .then(expr.dt.to_string(whole + zone))
+            .when(fraction % 1000 == 0)
+            .then(expr.dt.to_string(whole + "%.6f" + zone))
+            .otherwise(expr.dt.to_string(whole + "%.9f" + zone))
+        )
+    if isinstance(dtype, pl.List) and _has_time(dtype.inner):
+        return expr.list.eval(_time_text(pl.element(), dtype.inner, sep))
+    if isinstance(dtype, pl.Struct) and _has_time(dtype):
+        fields = [
+            _time_text(expr.struct.field(f.name), f.dtype, sep).alias(f.name) for f in dtype.fields
+        ]
+        return pl.when(expr.is_null()).then(None).otherwise(pl.struct(fields))
+    return expr
+
+
+def times_as_text(frame: pl.DataFrame, sep: str = "T") -> pl.DataFrame:
+    """``frame`` with its times as exact text (:func:`_time_text`): what leaves for
+    JSON or a terminal, where a Python datetime would cut nanoseconds off."""
+    return frame.with_columns(
+        _time_text(pl.col(name), dtype, sep).alias(name)
+        for name, dtype in frame.schema.items()
+        if _has_time(dtype)
+    )
+
+
 def frame_json(frame: pl.DataFrame) -> str:
-    rows = [{k: _json_value(v) for k, v in row.items()} for row in frame.iter_rows(named=True)]
-    return json.dumps(rows, indent=2)
+    """The rows as a JSON array, times as ISO 8601 text to the nanosecond."""
+    return json.dumps(times_as_text(frame).to_dicts(), indent=2)
 
 
 def render_watermarks_json(frame: pl.DataFrame) -> str:
@@ -52,8 +101,8 @@ def render_watermarks_text(frame: pl.DataFrame) -> str:
     """One line per partition: where its prefix stops and what it can certify."""
     if frame.is_empty():
         return "no partitions"
-    as_of = frame["as_of"][0]
-    lines = [f"as of {as_of.isoformat()}Z", ""]
+    as_of = times_as_text(frame.select("as_of"))["as_of"][0]
+    lines = [f"as of {as_of}Z", ""]
     # a value's own line breaks and tabs escaped: no value starts a line of its own
     shown = frame.select(WATERMARK_COLUMNS).with_columns(_inline(pl.col(pl.String)))
     with pl.Config(
@@ -77,8 +126,8 @@ def render_frontiers_text(frame: pl.DataFrame) -> str:
     and why no scalar exists."""
     if frame.is_empty():
         return "no scopes"
-    lines = [f"as of {frame['as_of'][0].isoformat()}Z"]
-    for row in frame.iter_rows(named=True):
+    lines = [f"as of {times_as_text(frame.select('as_of'))['as_of'][0]}Z"]
+    for row in times_as_text(frame, " ").iter_rows(named=True):
         epoch = "no epoch in force" if row["epoch"] is None else f"epoch {row['epoch']}"
         head = f"{inline(row['scope_id'])} [{row['basis']}] {epoch}, {row['members']} member(s): "
         if row["kind"] == "scalar":

@@ -272,7 +272,7 @@ def evaluate(laid: ScopeFiles, job: Job) -> dict[str, bytes]:
                     result = audit(logset, as_of, settings, preset=preset)
                 for name in FRAMES:
                     out[name] = frame_blob(getattr(result, name))
-                meta["as_of"] = result.as_of.isoformat()
+                meta["as_of"] = result.as_of_iso or result.as_of.isoformat()
                 meta["timings"] = result.timings
     out["meta"] = json.dumps(meta, default=str).encode()
     return out

@@ -418,6 +418,7 @@ def audit(engine: SparkEngine, job: Job, step: Step | None = None) -> AuditResul
         raise UsageError(f"log set {engine.root} has no scope to audit")
     return AuditResult(
         as_of=as_of,
+        as_of_iso=collected.as_of or "",
         watermarks=marks.sort("scope_id", "partition_id") if marks.height else marks,
         frontiers=fronts.sort("scope_id", "basis") if fronts.height else fronts,
         # each scope's rows are in order: keep it, scopes by name

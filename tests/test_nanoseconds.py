@@ -1,0 +1,251 @@
+"""Times in nanoseconds (CONTRACT §1: Parquet timestamps in µs or ns) are kept to
+the nanosecond everywhere: T, whether the end of the log set or ``--as-of``; a page
+token read as a timestamp (rule token_as_watermark); and what the command line
+prints. DuckDB's TIMESTAMPTZ and Python's datetime hold microseconds, and each once
+cut a time there: a log set's last row, 500 ns past a whole second, was then left
+out of T and a failed event was not seen (an overclaim reported as proven)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pyarrow as pa
+import pytest
+
+from reconcile.cli import main
+from reconcile.engine.namespace import iso_instant, parse_as_of
+from reconcile.errors import UsageError
+from reconcile.render.tables import frame_json
+from tests.logsets import write_logset
+
+NS = pa.timestamp("ns", tz="UTC")
+BASE = 1_767_225_600 * 10**9  # 2026-01-01T00:00:00Z
+
+
+def at_ns(seconds: int, nanos: int = 0) -> int:
+    return BASE + seconds * 10**9 + nanos
+
+
+def last_row_logset(path: Path) -> Path:
+    """p0: e1 committed at 1 s, e2 failed at 5 s + 500 ns (the log set's last row);
+    an empty page with provider finality through 2; a won claim through 2 at 5 s."""
+    receipts = pa.table(
+        {
+            "scope_id": ["s", "s"],
+            "partition_id": ["p0", "p0"],
+            "event_id": ["e1", "e2"],
+            "position": pa.array([1, 2], pa.int64()),
+            "outcome": ["committed", "failed"],
+            "attempt_id": ["a1", "a1"],
+            "recorded_at": pa.array([at_ns(1), at_ns(5, 500)], NS),
+        }
+    )
+    pages = pa.table(
+        {
+            "scope_id": ["s"],
+            "partition_id": ["p0"],
+            "attempt_id": ["a1"],
+            "page_id": ["g0"],
+            "page_seq": pa.array([0], pa.int64()),
+            "request_token": pa.array([None], pa.string()),
+            "next_token": pa.array([None], pa.string()),
+            "event_count": pa.array([0], pa.int64()),
+            "min_position": pa.array([None], pa.int64()),
+            "max_position": pa.array([None], pa.int64()),
+            "finality_through": pa.array([2], pa.int64()),
+            "finality_inclusive": [True],
+            "fetched_at": pa.array([at_ns(1)], NS),
+        }
+    )
+    checkpoints = pa.table(
+        {
+            "scope_id": ["s"],
+            "partition_id": ["p0"],
+            "attempt_id": ["a1"],
+            "owner_epoch": pa.array([1], pa.int64()),
+            "expected_generation": pa.array([0], pa.int64()),
+            "generation": pa.array([1], pa.int64()),
+            "cas_result": ["won"],
+            "written_at": pa.array([at_ns(5)], NS),
+            "watermark": pa.array([2], pa.int64()),
+            "watermark_inclusive": [True],
+        }
+    )
+    return write_logset(path, {"receipts": receipts, "pages": pages, "checkpoints": checkpoints})
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("as_of", [None, "2026-01-01T00:00:05.000000500Z"])
+def test_the_last_row_counts_at_t(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], as_of: str | None
+) -> None:
+    logset = last_row_logset(tmp_path / "logs")
+    extra = [] if as_of is None else ["--as-of", as_of]
+    code, out = run(capsys, "watermarks", str(logset), "--json", *extra)
+    assert code == 0
+    (row,) = json.loads(out)
+    assert row["as_of"] == "2026-01-01T00:00:05.000000500"
+    assert (row["blocking_event_id"], row["blocking_reason"]) == ("e2", "failed")
+    assert (row["proven_through"], row["claim_status"]) == (1, "overclaim")
+
+    report = tmp_path / "report"
+    assert main(["audit", str(logset), "--out", str(report), *extra]) == 1
+    capsys.readouterr()
+    findings = pl.read_parquet(report / "findings.parquet")
+    assert findings.select("rule", "event_id").rows() == [("skipped_event", "e2")]
+    summary = json.loads((report / "summary.json").read_text())
+    assert summary["as_of"] == "2026-01-01T00:00:05.000000500Z"
+
+
+def test_a_nanosecond_before_the_last_row_leaves_it_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    logset = last_row_logset(tmp_path / "logs")
+    code, out = run(
+        capsys, "watermarks", str(logset), "--json", "--as-of", "2026-01-01T00:00:05.000000499Z"
+    )
+    assert code == 0
+    (row,) = json.loads(out)
+    assert row["blocking_event_id"] is None
+    assert (row["proven_through"], row["claim_status"]) == (2, "ok")
+
+
+@pytest.mark.parametrize(
+    ("text", "literal"),
+    [
+        ("2026-01-01T00:00:05.000000500Z", "2026-01-01 00:00:05.0000005"),
+        ("2026-01-01t00:00:05.123456789z", "2026-01-01 00:00:05.123456789"),
+        ("2026-01-01T00:00:05.123456789-01:30", "2026-01-01 01:30:05.123456789"),
+        # past the ninth digit: floored (row times are whole nanoseconds)
+        ("2026-01-01T00:00:05.9999999999Z", "2026-01-01 00:00:05.999999999"),
+        ("2026-01-01T00:00:05.25", "2026-01-01 00:00:05.25"),
+        ("2026-01-01", "2026-01-01 00:00:00"),
+    ],
+)
+def test_t_is_read_to_the_nanosecond(text: str, literal: str) -> None:
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    assert parse_as_of(con, text)[0] == literal
+
+
+def test_a_t_that_is_no_timestamp_is_said_so() -> None:
+    con = duckdb.connect()
+    with pytest.raises(UsageError, match="is not a timestamp"):
+        parse_as_of(con, "2026-13-01")
+    with pytest.raises(UsageError, match="outside the times"):
+        parse_as_of(con, "2262-04-11T23:47:16.854775807Z")
+
+
+@pytest.mark.parametrize(
+    ("literal", "iso"),
+    [
+        ("2026-01-01 00:00:05", "2026-01-01T00:00:05"),
+        ("2026-01-01 00:00:05.5", "2026-01-01T00:00:05.500000"),
+        ("2026-01-01 00:00:05.0000005", "2026-01-01T00:00:05.000000500"),
+        ("2026-01-01 00:00:05.123456789", "2026-01-01T00:00:05.123456789"),
+    ],
+)
+def test_t_as_iso_text_keeps_datetime_form(literal: str, iso: str) -> None:
+    assert iso_instant(literal) == iso
+
+
+@pytest.mark.parametrize(
+    ("token", "nanos", "fires"),
+    [
+        ("2026-01-01t00:00:05z", 0, True),  # RFC 3339 allows lower-case t and z
+        ("2026-01-01T00:00:05.000000001Z", 1, True),
+        ("2026-01-01T00:00:05.000000001Z", 0, False),  # one nanosecond apart
+        ("2026-01-01T01:00:05.0000000010+01:00", 1, True),
+    ],
+)
+def test_a_token_is_read_to_the_nanosecond(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], token: str, nanos: int, fires: bool
+) -> None:
+    checkpoints = pa.table(
+        {
+            "scope_id": ["s"],
+            "partition_id": ["p0"],
+            "attempt_id": ["a1"],
+            "owner_epoch": pa.array([1], pa.int64()),
+            "expected_generation": pa.array([0], pa.int64()),
+            "generation": pa.array([1], pa.int64()),
+            "cas_result": ["won"],
+            "written_at": pa.array([at_ns(1)], NS),
+            "resume_token": [token],
+            "watermark": pa.array([at_ns(5, nanos)], NS),
+            "watermark_inclusive": [True],
+        }
+    )
+    logset = write_logset(tmp_path / "logs", {"checkpoints": checkpoints})
+    report = tmp_path / "report"
+    main(["audit", str(logset), "--out", str(report)])
+    capsys.readouterr()
+    rules = pl.read_parquet(report / "findings.parquet")["rule"].to_list()
+    assert ("token_as_watermark" in rules) is fires
+
+
+def test_json_keeps_times_in_vectors_to_the_nanosecond() -> None:
+    vector = pl.DataFrame(
+        {"partition_id": ["p0", "p1"], "through": [at_ns(20, 500), None], "inclusive": [True, None]}
+    ).select(
+        pl.struct(pl.col("partition_id"), pl.col("through").cast(pl.Datetime("ns")), "inclusive")
+        .implode()
+        .alias("vector")
+    )
+    frame = pl.DataFrame(
+        {
+            "as_of": pl.Series([at_ns(20, 500)]).cast(pl.Datetime("ns")),
+            "stamp": pl.Series([at_ns(20, 500_000)])
+            .cast(pl.Datetime("ns"))
+            .cast(pl.Datetime("us")),
+        }
+    ).hstack(vector)
+    (row,) = json.loads(frame_json(frame))
+    assert row["as_of"] == "2026-01-01T00:00:20.000000500"
+    assert row["vector"] == [
+        {"partition_id": "p0", "through": "2026-01-01T00:00:20.000000500", "inclusive": True},
+        {"partition_id": "p1", "through": None, "inclusive": None},
+    ]
+    # microseconds in datetime.isoformat's form, as before
+    assert row["stamp"] == "2026-01-01T00:00:20.000500"
+
+
+def test_frontier_json_prints_a_vector_of_times(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A timestamp scope whose claimed frontier is a vector: p0 claims 20 s, p1 has
+    a won write without a watermark."""
+    checkpoints = pa.table(
+        {
+            "scope_id": ["s", "s"],
+            "partition_id": ["p0", "p1"],
+            "attempt_id": ["a1", "a2"],
+            "owner_epoch": pa.array([1, 1], pa.int64()),
+            "expected_generation": pa.array([0, 0], pa.int64()),
+            "generation": pa.array([1, 1], pa.int64()),
+            "cas_result": ["won", "won"],
+            "written_at": pa.array([at_ns(1), at_ns(1)], NS),
+            "watermark": pa.array([at_ns(20, 7), None], NS),
+            "watermark_inclusive": [True, None],
+        }
+    )
+    logset = write_logset(tmp_path / "logs", {"checkpoints": checkpoints})
+    code, out = run(capsys, "frontier", str(logset), "--json")
+    assert code == 0
+    claimed = next(row for row in json.loads(out) if row["basis"] == "claimed")
+    assert claimed["kind"] == "vector"
+    assert claimed["vector"][0] == {
+        "partition_id": "p0",
+        "through": "2026-01-01T00:00:20.000000007",
+        "inclusive": True,
+    }
+    code, out = run(capsys, "frontier", str(logset))
+    assert code == 0
+    assert "p0: <= 2026-01-01 00:00:20.000000007" in out
