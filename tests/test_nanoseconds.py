@@ -249,3 +249,34 @@ def test_frontier_json_prints_a_vector_of_times(
     code, out = run(capsys, "frontier", str(logset))
     assert code == 0
     assert "p0: <= 2026-01-01 00:00:20.000000007" in out
+
+
+def test_people_outputs_show_a_claim_to_the_nanosecond(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The terminal, summary.md and report.html say a timestamp frontier whole:
+    20 s + 7 ns, never 20 s (a lower claim than was made)."""
+    checkpoints = pa.table(
+        {
+            "scope_id": ["s", "s"],
+            "partition_id": ["p0", "p1"],
+            "attempt_id": ["a1", "a2"],
+            "owner_epoch": pa.array([1, 1], pa.int64()),
+            "expected_generation": pa.array([0, 0], pa.int64()),
+            "generation": pa.array([1, 1], pa.int64()),
+            "cas_result": ["won", "won"],
+            "written_at": pa.array([at_ns(1), at_ns(2)], NS),
+            "watermark": pa.array([at_ns(20, 7), at_ns(30, 5)], NS),
+            "watermark_inclusive": [True, True],
+        }
+    )
+    logset = write_logset(tmp_path / "logs", {"checkpoints": checkpoints})
+    report = tmp_path / "report"
+    code, out = run(capsys, "audit", str(logset), "--out", str(report))
+    assert code == 0
+    claim = "2026-01-01 00:00:20.000000007"
+    assert f"claimed epoch 1: <= {claim} (held by p0)" in out
+    assert f"≤ {claim}" in (report / "summary.md").read_text()
+    html = (report / "report.html").read_text()
+    assert f"<td>≤ {claim}</td>" in html
+    assert f"complete through ≤ {claim}" in html

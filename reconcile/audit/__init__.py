@@ -40,8 +40,6 @@ class AuditResult:
     frontier_history: pl.DataFrame
     findings: pl.DataFrame
     timelines: pl.DataFrame = field(default_factory=pl.DataFrame)
-    # T as ISO 8601 text to the nanosecond (as_of holds microseconds); empty: as_of's
-    as_of_iso: str = ""
     inputs: dict[str, Any] = field(default_factory=dict)
     # (named query, seconds) for every query the engine ran, in order.
     timings: list[tuple[str, float]] = field(default_factory=list)
@@ -54,6 +52,8 @@ class AuditResult:
     # (scope_id, rule, reason): the rules that do not apply to a scope, and why
     # (report/not_applicable: a scope without compare-and-swap); never a false finding
     not_applicable: pl.DataFrame = field(default_factory=no_exemptions)
+    # T as ISO 8601 text to the nanosecond (as_of holds microseconds); empty: as_of's
+    as_of_iso: str = ""
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Findings by rule and by severity."""

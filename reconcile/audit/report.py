@@ -42,7 +42,7 @@ from reconcile.errors import UsageError
 from reconcile.render.findings_json import render_findings_json
 from reconcile.render.junit_xml import render_junit_xml
 from reconcile.render.summary_md import render_summary_md
-from reconcile.render.tables import times_as_text
+from reconcile.render.values import times_as_text
 
 GENERATOR = "reconcile audit"
 TABLES = ("watermarks", "frontiers", "frontier_history", "findings")

@@ -12,7 +12,7 @@ from reconcile.audit.findings import SEVERITIES
 from reconcile.render.exempt import not_applicable_lines
 from reconcile.render.safe import inline
 from reconcile.render.validation import mapping_text
-from reconcile.render.values import cert_text
+from reconcile.render.values import cert_text, times_as_text
 
 WIDTH = 80
 WORST = 8
@@ -103,7 +103,8 @@ def render_audit_text(result: AuditResult, facts: dict[str, Any], out: str) -> s
             lines.extend(textwrap.wrap(inline(line), WIDTH, subsequent_indent="      "))
     lines.append("")
     lines.append("frontier:")
-    for row in result.frontiers.iter_rows(named=True):
+    # times as exact text: a Python datetime would cut nanoseconds off
+    for row in times_as_text(result.frontiers, " ").iter_rows(named=True):
         epoch = "-" if row["epoch"] is None else str(row["epoch"])
         text = f"  {inline(row['scope_id'])} {row['basis']:<7} epoch {epoch}: {_frontier(row)}"
         lines.extend(textwrap.wrap(text, WIDTH, subsequent_indent="      "))

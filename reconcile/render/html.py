@@ -30,7 +30,7 @@ from reconcile.render.safe import html_text as _e
 from reconcile.render.spans import lag_spans, stall_spans, vector_spans
 from reconcile.render.timeaxis import TimeAxis, duration
 from reconcile.render.validation import mapping_text
-from reconcile.render.values import cert_text, value_text
+from reconcile.render.values import cert_text, times_as_text, value_text
 from reconcile.render.why import SHOWN, why_panel
 
 WIDTH, HEIGHT = 960, 375
@@ -833,7 +833,7 @@ def render_html(result: AuditResult, facts: dict[str, Any]) -> str:
             _e(", ".join(r["reasons"])),
             _e(r["members"]),
         ]
-        for r in result.frontiers.iter_rows(named=True)
+        for r in times_as_text(result.frontiers, " ").iter_rows(named=True)
     ]
     inputs = ", ".join(f"{_e(k)} {v['rows']:,}" for k, v in facts["inputs"]["tables"].items())
     names = _mapped_names(facts)

@@ -17,7 +17,7 @@ import polars as pl
 from reconcile.catalog import DOCS, RULES, SEVERITIES
 from reconcile.render.exempt import not_applicable_lines
 from reconcile.render.safe import for_terminal, inline
-from reconcile.render.values import cert_text
+from reconcile.render.values import cert_text, times_as_text
 
 SHOWN = 25  # findings listed, most severe first
 HOLDERS = 5  # limiting partitions named per frontier
@@ -53,7 +53,7 @@ def _certificate(value: object, inclusive: object) -> str:
 
 def _frontier_rows(frontiers: pl.DataFrame) -> list[str]:
     rows = []
-    for row in frontiers.iter_rows(named=True):
+    for row in times_as_text(frontiers, " ").iter_rows(named=True):
         epoch = "" if row["epoch"] is None else str(row["epoch"])
         if row["kind"] == "scalar":
             value = _certificate(row["frontier"], row["frontier_inclusive"])

@@ -7,7 +7,12 @@ it stands. Machine outputs (Parquet, JSON) keep values as they are."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+if TYPE_CHECKING:
+    from polars._typing import PolarsDataType
 
 
 def value_text(value: Any) -> str:
@@ -34,3 +39,49 @@ def cert_text(
     if inclusive:
         return ("<= " if ascii_signs else "≤ ") + shown
     return "< " + shown
+
+
+def _has_time(dtype: PolarsDataType) -> bool:
+    if isinstance(dtype, pl.Datetime):
+        return True
+    if isinstance(dtype, pl.List | pl.Array):
+        return _has_time(dtype.inner)
+    if isinstance(dtype, pl.Struct):
+        return any(_has_time(field.dtype) for field in dtype.fields)
+    return False
+
+
+def _time_text(expr: pl.Expr, dtype: PolarsDataType, sep: str) -> pl.Expr:
+    """``expr`` (of ``dtype``) with every time in it, however deep in lists and
+    structs, as text to the nanosecond: ``datetime.isoformat``'s form (seconds, with
+    six digits where there are microseconds), nine digits where there are
+    nanoseconds, which a Python datetime would drop."""
+    if isinstance(dtype, pl.Datetime):
+        zone = "%:z" if dtype.time_zone is not None else ""
+        whole = f"%Y-%m-%d{sep}%H:%M:%S"
+        fraction = expr.dt.nanosecond()
+        return (
+            pl.when(fraction == 0)
+            .then(expr.dt.to_string(whole + zone))
+            .when(fraction % 1000 == 0)
+            .then(expr.dt.to_string(whole + "%.6f" + zone))
+            .otherwise(expr.dt.to_string(whole + "%.9f" + zone))
+        )
+    if isinstance(dtype, pl.List) and _has_time(dtype.inner):
+        return expr.list.eval(_time_text(pl.element(), dtype.inner, sep))
+    if isinstance(dtype, pl.Struct) and _has_time(dtype):
+        fields = [
+            _time_text(expr.struct.field(f.name), f.dtype, sep).alias(f.name) for f in dtype.fields
+        ]
+        return pl.when(expr.is_null()).then(None).otherwise(pl.struct(fields))
+    return expr
+
+
+def times_as_text(frame: pl.DataFrame, sep: str = "T") -> pl.DataFrame:
+    """``frame`` with its times as exact text (:func:`_time_text`): what leaves for
+    JSON or a terminal, where a Python datetime would cut nanoseconds off."""
+    return frame.with_columns(
+        _time_text(pl.col(name), dtype, sep).alias(name)
+        for name, dtype in frame.schema.items()
+        if _has_time(dtype)
+    )

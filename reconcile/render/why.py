@@ -18,7 +18,7 @@ import polars as pl
 
 from reconcile.audit import AuditResult
 from reconcile.render.safe import html_text as _e
-from reconcile.render.values import cert_text, value_text
+from reconcile.render.values import cert_text, times_as_text, value_text
 
 SHOWN = 5  # limiting partitions named
 EXPLAINED = 3  # limiting partitions explained one by one
@@ -169,7 +169,9 @@ def _more(count: int, where: str) -> str:
 
 def _since(history: pl.DataFrame, scope: str, basis: str) -> Any:
     rows = history.filter((pl.col("scope_id") == scope) & (pl.col("basis") == basis))
-    return rows.sort("at")["at"][-1] if rows.height else None
+    return (
+        times_as_text(rows.sort("at").select("at").tail(1), " ")["at"][0] if rows.height else None
+    )
 
 
 def _by_partition(rows: pl.DataFrame, scope: str) -> dict[str, dict[str, Any]]:
@@ -204,9 +206,13 @@ def _unproven(findings: pl.DataFrame, scope: str, epoch: Any) -> str:
 
 def why_panel(result: AuditResult, scope: str) -> str:
     """The panel of one scope: a paragraph per basis, proven first."""
+    # times as exact text (a Python datetime would cut nanoseconds off); their text
+    # sorts as they do, so the members' certificates still sort lowest first
     marks = {
         r["partition_id"]: r
-        for r in result.watermarks.filter(pl.col("scope_id") == scope).iter_rows(named=True)
+        for r in times_as_text(
+            result.watermarks.filter(pl.col("scope_id") == scope), " "
+        ).iter_rows(named=True)
     }
     # an audit run in pieces (Spark) has no anchors table: it did not look
     looked_up = "scope_id" in result.anchors.columns
@@ -218,7 +224,7 @@ def why_panel(result: AuditResult, scope: str) -> str:
 
     out = [f'<div class="why" id="why-{_e(scope)}">']
     rows = result.frontiers.filter(pl.col("scope_id") == scope).sort("basis", descending=True)
-    for row in rows.iter_rows(named=True):
+    for row in times_as_text(rows, " ").iter_rows(named=True):
         basis, epoch = row["basis"], row["epoch"]
         since = _since(result.frontier_history, scope, basis)
         when = f" since {_e(_value(since))}" if since is not None else ""
