@@ -174,7 +174,7 @@ def _(analysis, history, investigate, plots):
 
 @app.cell
 def _(analysis, history, investigate):
-    hold = investigate.longest_hold(history, analysis.as_of, "claimed")
+    hold = investigate.longest_hold(history, analysis.as_of_iso, "claimed")
     hold
     return (hold,)
 

@@ -25,6 +25,7 @@ from reconcile.audit.findings import FINDING_SCHEMA, SEVERITY
 from reconcile.catalog import at_or_above
 from reconcile.errors import InputError
 from reconcile.render.findings_json import INSTANT, key_json
+from reconcile.render.values import times_as_text
 
 GENERATOR = "reconcile audit"
 FRONTIER_KEY = ("scope_id", "basis")
@@ -167,8 +168,14 @@ def _rank(value: Any, inclusive: Any) -> tuple[int, Any, int]:
 
 
 def _frontier_changes(old: Report, new: Report, comparable: bool) -> pl.DataFrame:
-    before = {(r["scope_id"], r["basis"]): r for r in old.frontiers.iter_rows(named=True)}
-    after = {(r["scope_id"], r["basis"]): r for r in new.frontiers.iter_rows(named=True)}
+    # times as exact text (a Python datetime would cut nanoseconds off), which orders
+    # as the times do: a frontier moved by less than a microsecond still moved
+    before = {
+        (r["scope_id"], r["basis"]): r for r in times_as_text(old.frontiers).iter_rows(named=True)
+    }
+    after = {
+        (r["scope_id"], r["basis"]): r for r in times_as_text(new.frontiers).iter_rows(named=True)
+    }
     rows = []
     for key in sorted(set(before) | set(after)):
         a, b = before.get(key), after.get(key)

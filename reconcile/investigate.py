@@ -115,11 +115,20 @@ def membership(analysis: Analysis) -> pl.DataFrame:
 
 def longest_hold(history: pl.DataFrame, as_of: object, basis: str = "claimed") -> dict[str, object]:
     """The longest stretch one partition held the frontier at one value: partition,
-    since, until (T for the last stretch), frontier, minutes."""
+    since, until (T for the last stretch), frontier, minutes. ``as_of`` is T: pass
+    ``Analysis.as_of_iso`` (exact) rather than ``Analysis.as_of`` (a datetime, to the
+    microsecond)."""
+    end = (
+        pl.lit(as_of).str.to_datetime("%Y-%m-%dT%H:%M:%S%.f", time_unit="ns")
+        if isinstance(as_of, str)
+        else pl.lit(as_of).cast(pl.Datetime("ns"))
+    )
     spans = (
         limiting_spans(history, basis)
-        .with_columns(pl.col("until").fill_null(pl.lit(as_of).cast(pl.Datetime("ns"))))
-        .with_columns(((pl.col("until") - pl.col("at")).dt.total_seconds() / 60).alias("minutes"))
+        .with_columns(pl.col("until").fill_null(end))
+        .with_columns(
+            ((pl.col("until") - pl.col("at")).dt.total_nanoseconds() / 6e10).alias("minutes")
+        )
         .sort("minutes", descending=True)
     )
     if spans.is_empty():

@@ -13,8 +13,10 @@ from pathlib import Path
 import duckdb
 import polars as pl
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
+from reconcile.api import open_logset
 from reconcile.cli import main
 from reconcile.engine.namespace import iso_instant, parse_as_of
 from reconcile.errors import UsageError
@@ -280,3 +282,106 @@ def test_people_outputs_show_a_claim_to_the_nanosecond(
     html = (report / "report.html").read_text()
     assert f"<td>≤ {claim}</td>" in html
     assert f"complete through ≤ {claim}" in html
+
+
+def claims(rows: list[tuple[str, int, int, int]]) -> pa.Table:
+    """Won checkpoints of scope s: (partition, generation, written_at ns, watermark ns
+    or int)."""
+    times = any(r[3] > 10**15 for r in rows)
+    return pa.table(
+        {
+            "scope_id": ["s"] * len(rows),
+            "partition_id": [r[0] for r in rows],
+            "attempt_id": ["a-" + r[0] for r in rows],
+            "owner_epoch": pa.array([1] * len(rows), pa.int64()),
+            "expected_generation": pa.array([r[1] - 1 for r in rows], pa.int64()),
+            "generation": pa.array([r[1] for r in rows], pa.int64()),
+            "cas_result": ["won"] * len(rows),
+            "written_at": pa.array([r[2] for r in rows], NS),
+            "watermark": pa.array([r[3] for r in rows], NS if times else pa.int64()),
+            "watermark_inclusive": [True] * len(rows),
+        }
+    )
+
+
+def test_diff_sees_a_frontier_go_back_by_nanoseconds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reports = []
+    for name, claim in (("old", at_ns(20, 500)), ("new", at_ns(20, 100))):
+        logset = write_logset(
+            tmp_path / name, {"checkpoints": claims([("p0", 1, at_ns(1), claim)])}
+        )
+        reports.append(tmp_path / f"{name}-report")
+        main(["audit", str(logset), "--out", str(reports[-1])])
+    capsys.readouterr()
+    code, out = run(capsys, "diff", *map(str, reports), "--format", "json")
+    assert code == 0
+    claimed = next(r for r in json.loads(out)["frontiers"] if r["basis"] == "claimed")
+    assert claimed["movement"] == "went back"
+    assert (claimed["old"], claimed["new"]) == (
+        "<= 2026-01-01T00:00:20.000000500",
+        "<= 2026-01-01T00:00:20.000000100",
+    )
+
+
+def test_the_longest_stay_wins_by_nanoseconds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """p0 holds the claimed frontier at 5 for 2 s, then at 10 for 2 s + 400 ns: the
+    second stay is the longer (a DuckDB INTERVAL, in microseconds, tied them)."""
+    rows = [
+        ("p0", 1, at_ns(1), 5),
+        ("p1", 1, at_ns(1), 100),
+        ("p0", 2, at_ns(3), 10),
+        ("p0", 3, at_ns(5, 400), 20),
+        ("p1", 2, at_ns(5, 600), 100),
+    ]
+    logset = write_logset(tmp_path / "logs", {"checkpoints": claims(rows)})
+    report = tmp_path / "report"
+    main(["audit", str(logset), "--out", str(report), "--stall-threshold", "0.02"])
+    capsys.readouterr()
+    stalls = pl.read_parquet(report / "findings.parquet").filter(
+        pl.col("rule") == "stalled_partition"
+    )
+    (evidence,) = stalls["evidence"].to_list()
+    assert json.loads(evidence)["seconds"] == pytest.approx(2.0000004, abs=1e-9)
+    assert json.loads(evidence)["claimed_through"] == 10
+
+
+def test_a_hive_key_time_keeps_its_nanoseconds(tmp_path: Path) -> None:
+    root = tmp_path / "logs"
+    folder = root / "receipts" / "recorded_at=2026-01-01T02:00:05.000000500+02:00"
+    folder.mkdir(parents=True)
+    pq.write_table(
+        pa.table(
+            {
+                "scope_id": ["s"],
+                "partition_id": ["p0"],
+                "event_id": ["e1"],
+                "position": pa.array([1], pa.int64()),
+                "outcome": ["committed"],
+                "attempt_id": ["a1"],
+            }
+        ),
+        folder / "part.parquet",
+    )
+    write_logset(root, {"checkpoints": claims([("p0", 1, at_ns(6), 1)])})
+    logset = open_logset(root)
+    (value,) = logset.con.execute("SELECT epoch_ns(recorded_at) FROM receipts").fetchone() or ()
+    assert value == at_ns(5, 500)
+    frame = logset.lazyframe("receipts").select(pl.col("recorded_at").cast(pl.Int64)).collect()
+    assert frame.item() == at_ns(5, 500)
+
+
+def test_report_files_name_a_findings_time_to_the_nanosecond(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "report"
+    assert main(["audit", str(last_row_logset(tmp_path / "logs")), "--out", str(report)]) == 1
+    capsys.readouterr()
+    stamp = "2026-01-01 00:00:05.000000500"
+    assert f"at={stamp}:" in (report / "junit.xml").read_text()
+    html = (report / "report.html").read_text()
+    assert f'data-at="{stamp}"' in html
+    assert f"skipped_event at {stamp}:" in html

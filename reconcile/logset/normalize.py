@@ -52,6 +52,20 @@ def _zoned(duckdb_type_name: str) -> bool:
     return duckdb_type_name.upper() in ("TIMESTAMP WITH TIME ZONE", "TIMESTAMPTZ", "TIMESTAMPTZ_NS")
 
 
+def text_instant(text: str) -> str:
+    """SQL for the instant a timestamp's text names (``text``: an SQL expression), as
+    a naive UTC TIMESTAMP_NS, to the nanosecond. DuckDB's TIMESTAMPTZ, which reads an
+    offset, holds microseconds: the fraction is cut there for the cast and its seventh
+    to ninth digits added back (digits past the ninth dropped); lower-case t and z
+    read as upper (RFC 3339 §5.6). Raises as the cast does on text that is no time."""
+    return (
+        f"make_timestamp_ns(epoch_ns(CAST(upper(regexp_replace({text},"
+        f" '(\\.[0-9]{{6}})[0-9]+', '\\1')) AS TIMESTAMPTZ))"
+        f" + CAST(rpad(regexp_extract({text}, '\\.[0-9]{{6}}([0-9]{{1,3}})', 1), 3, '0')"
+        " AS BIGINT))"
+    )
+
+
 def _as_time(ident: str, source_type: str, hive: bool) -> str:
     """A column as naive UTC TIMESTAMP_NS, never raising: NULL where the value has no
     nanosecond timestamp (year 1, year 9999 in microseconds), infinities kept."""
@@ -59,7 +73,7 @@ def _as_time(ident: str, source_type: str, hive: bool) -> str:
     if hive:
         # A hive value is text (checked in range from the footers' pass); read its
         # offset, if any, before dropping the zone.
-        return f"make_timestamp_ns(epoch_ns(CAST({ident} AS TIMESTAMPTZ)))"
+        return text_instant(ident)
     if kind == "TIMESTAMP_NS":
         return ident
     if _zoned(kind):
@@ -192,7 +206,9 @@ def _polars_column(
     if name in file.hive:
         value = pl.lit(file.hive[name], dtype=pl.String())
         if target == TIMESTAMP_DTYPE:
-            parsed = value.str.to_datetime(time_zone="UTC").dt.replace_time_zone(None)
+            parsed = value.str.to_datetime(time_zone="UTC", time_unit="ns").dt.replace_time_zone(
+                None
+            )
             return parsed.cast(target), None
         return value.cast(target), None
     if name not in file.columns:

@@ -11,6 +11,7 @@ from reconcile.diff import Diff
 from reconcile.render.findings_json import INSTANT
 from reconcile.render.safe import for_json, for_terminal, inline
 from reconcile.render.summary_md import cell, code
+from reconcile.render.values import times_as_text
 
 SHOWN = 20  # findings listed per kind (new, resolved) in text and Markdown
 
@@ -23,7 +24,7 @@ def _where(row: dict[str, Any]) -> str:
         if row[name] is not None:
             parts.append(f"{name.removesuffix('_id')} {inline(row[name])}")
     if row["rule"].startswith("published_") and row["at"] is not None:
-        parts.append(f"at {row['at'].isoformat()}")
+        parts.append(f"at {row['at']}")
     return " ".join(parts)
 
 
@@ -48,7 +49,7 @@ def render_diff_text(result: Diff, fail_on: str) -> str:
     for title, frame in (("new", result.new_findings), ("resolved", result.resolved)):
         if frame.height:
             lines.append(f"{title}:")
-            for row in frame.head(SHOWN).iter_rows(named=True):
+            for row in times_as_text(frame.head(SHOWN)).iter_rows(named=True):
                 lines.append(f"  [{row['severity']}] {row['rule']} {_where(row)}")
             if frame.height > SHOWN:
                 lines.append(f"  ... and {frame.height - SHOWN} more (--format json lists all)")
@@ -99,7 +100,7 @@ def render_diff_markdown(result: Diff, fail_on: str) -> str:
             ]
             lines += [
                 f"| {r['severity']} | `{r['rule']}` | {cell(_where(r))} | {cell(r['message'])} |"
-                for r in frame.head(SHOWN).iter_rows(named=True)
+                for r in times_as_text(frame.head(SHOWN)).iter_rows(named=True)
             ]
     lines += [
         "",

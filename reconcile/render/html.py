@@ -137,6 +137,14 @@ def _label(value: Any) -> str:
     return value_text(value)
 
 
+def _with_text(frame: pl.DataFrame, *names: str) -> pl.DataFrame:
+    """``frame`` with ``<name>_text`` beside each of ``names``: its times as exact text
+    for labels (a Python datetime would cut nanoseconds off), the value itself kept
+    for positions."""
+    shown = times_as_text(frame.select(names), " ")
+    return frame.with_columns(shown[name].alias(f"{name}_text") for name in names)
+
+
 def _cert(through: Any, inclusive: Any) -> str:
     # a frontier's null value is +inf (docs/contract.md §2)
     return _e(cert_text(through, inclusive, null="+inf"))
@@ -395,11 +403,12 @@ def _timeline(scope: str, result: AuditResult) -> str:
             .group_by("column", maintain_order=True)
             .agg(pl.all().first(), (pl.len() - 1).alias("more"))
         )
-        for r in marks.iter_rows(named=True):
+        for r in _with_text(marks, "at", "frontier").iter_rows(named=True):
             more = r["more"]
             tip = (
-                f"{basis} frontier {_cert(r['frontier'], r['frontier_inclusive'])} "
-                f"from {_e(_label(r['at']))}, held by {_e(_capped(r['limiting_partitions']))}"
+                f"{basis} frontier {_cert(r['frontier_text'], r['frontier_inclusive'])} "
+                f"from {_e(_label(r['at_text']))},"
+                f" held by {_e(_capped(r['limiting_partitions']))}"
             )
             if more:
                 tip += f" (and {more} more changes here: see frontier_history.parquet)"
@@ -411,7 +420,7 @@ def _timeline(scope: str, result: AuditResult) -> str:
     # marks that would share a pixel column (findings at one instant, often T) are
     # spread 3 px apart to the left, each still its own link; the title has the time
     taken: dict[int, int] = {}
-    for r in found.iter_rows(named=True):
+    for r in _with_text(found, "at").iter_rows(named=True):
         xx = x(max(min(_num(r["at"]), end), start))
         column = round(xx)
         xx = max(LEFT, xx - 3 * taken.get(column, 0))
@@ -422,7 +431,7 @@ def _timeline(scope: str, result: AuditResult) -> str:
             f'<a href="#finding-{n}" class="mark-link"><line id="mark-{n}" class="finding-mark"'
             f' data-finding="{n}" x1="{xx:.1f}" x2="{xx:.1f}" y1="{TOP}" y2="{HEIGHT - BOTTOM}"'
             f' stroke="{color}" stroke-width="1.5" opacity="0.6">'
-            f"<title>#{n} {_e(r['severity'])} {_e(r['rule'])} at {_e(_label(r['at']))}:"
+            f"<title>#{n} {_e(r['severity'])} {_e(r['rule'])} at {_e(_label(r['at_text']))}:"
             f" {_e(r['message'])}</title>"
             "</line></a>"
         )
@@ -733,14 +742,15 @@ def _findings_table(result: AuditResult, words: dict[str, str] | None = None) ->
         )
     )
     body = []
-    for n, r in enumerate(result.findings.head(MAX_FINDINGS).iter_rows(named=True)):
+    listed = _with_text(result.findings.head(MAX_FINDINGS), "at")
+    for n, r in enumerate(listed.iter_rows(named=True)):
         where = "/".join(_e(v) for v in (r["scope_id"], r["partition_id"]) if v)
         extra = [
             f'<span class="kv" title="{k}">{_e(words.get(k, k))} {_e(r[k])}</span>'
             for k in WHERE_KEYS
             if r[k] is not None
         ]
-        at = _label(r["at"]) if r["at"] is not None else ""
+        at = _label(r["at_text"]) if r["at"] is not None else ""
         link = f' <a href="#mark-{n}" class="to-mark">timeline</a>' if r["at"] is not None else ""
         attrs = (
             f'id="finding-{n}" data-n="{n}" data-rank="{rank[r["severity"]]}"'

@@ -18,6 +18,7 @@ import polars as pl
 
 from reconcile.catalog import RULES, at_or_above, doc_anchor
 from reconcile.render.safe import for_terminal
+from reconcile.render.values import times_as_text
 
 LISTED = 50  # findings written out per test case
 
@@ -40,7 +41,8 @@ def _line(row: dict[str, Any]) -> str:
 
 
 def _listing(rows: pl.DataFrame) -> str:
-    lines = [_line(r) for r in rows.head(LISTED).iter_rows(named=True)]
+    # times as exact text: a Python datetime would cut nanoseconds off
+    lines = [_line(r) for r in times_as_text(rows.head(LISTED), " ").iter_rows(named=True)]
     if rows.height > LISTED:
         lines.append(f"... +{rows.height - LISTED} more in findings.json")
     return "\n".join(lines)

@@ -64,7 +64,7 @@ stays AS (
 longest AS (
     SELECT scope_id, partition_id,
            arg_max({'since': since, 'until': until, 'claim': v},
-                   {'length': until - since, 'earlier': -epoch_ns(since)}) AS stay
+                   {'length': epoch_ns(until) - epoch_ns(since), 'earlier': -epoch_ns(since)}) AS stay
     FROM stays
     WHERE epoch_ns(until) - epoch_ns(since) > $stall_ns
     GROUP BY scope_id, partition_id
