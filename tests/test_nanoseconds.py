@@ -21,6 +21,7 @@ from reconcile.cli import main
 from reconcile.engine.namespace import iso_instant, parse_as_of
 from reconcile.errors import UsageError
 from reconcile.render.tables import frame_json
+from reconcile.sql import load
 from tests.logsets import write_logset
 
 NS = pa.timestamp("ns", tz="UTC")
@@ -385,3 +386,22 @@ def test_report_files_name_a_findings_time_to_the_nanosecond(
     html = (report / "report.html").read_text()
     assert f'data-at="{stamp}"' in html
     assert f"skipped_event at {stamp}:" in html
+
+
+@pytest.mark.parametrize(
+    ("cursor", "nanos"),
+    [
+        ("2026-01-01T00:00:05.000000500Z", at_ns(5, 500)),
+        ("2026-01-01t01:00:05.123456789+01:00", at_ns(5, 123_456_789)),
+        ("2026-01-01 00:00:05", at_ns(5)),
+        ("42", None),  # no timestamp: refused by the readers, never guessed
+    ],
+)
+def test_a_framework_cursor_keeps_its_nanoseconds(cursor: str, nanos: int | None) -> None:
+    """The Singer, dlt and Airbyte readers read a cursor's text with
+    rc_source_cursor (reconcile/sql/readers/cursor_time.sql)."""
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    con.execute(load("readers/cursor_time"))
+    row = con.execute("SELECT epoch_ns(rc_source_cursor($c))", {"c": cursor}).fetchone()
+    assert row is not None and row[0] == nanos
