@@ -32,6 +32,28 @@ def at_ns(seconds: int, nanos: int = 0) -> int:
     return BASE + seconds * 10**9 + nanos
 
 
+def claims(
+    rows: list[tuple[str, int, int, int | None]], times: bool = True, **extra: list[object]
+) -> pa.Table:
+    """Won checkpoints of scope s: (partition, generation, written_at ns, watermark:
+    ns where ``times``, else an integer; None: no watermark), and ``extra`` columns."""
+    return pa.table(
+        {
+            "scope_id": ["s"] * len(rows),
+            "partition_id": [r[0] for r in rows],
+            "attempt_id": ["a-" + r[0] for r in rows],
+            "owner_epoch": pa.array([1] * len(rows), pa.int64()),
+            "expected_generation": pa.array([r[1] - 1 for r in rows], pa.int64()),
+            "generation": pa.array([r[1] for r in rows], pa.int64()),
+            "cas_result": ["won"] * len(rows),
+            "written_at": pa.array([r[2] for r in rows], NS),
+            "watermark": pa.array([r[3] for r in rows], NS if times else pa.int64()),
+            "watermark_inclusive": [None if r[3] is None else True for r in rows],
+            **extra,
+        }
+    )
+
+
 def last_row_logset(path: Path) -> Path:
     """p0: e1 committed at 1 s, e2 failed at 5 s + 500 ns (the log set's last row);
     an empty page with provider finality through 2; a won claim through 2 at 5 s."""
@@ -63,20 +85,7 @@ def last_row_logset(path: Path) -> Path:
             "fetched_at": pa.array([at_ns(1)], NS),
         }
     )
-    checkpoints = pa.table(
-        {
-            "scope_id": ["s"],
-            "partition_id": ["p0"],
-            "attempt_id": ["a1"],
-            "owner_epoch": pa.array([1], pa.int64()),
-            "expected_generation": pa.array([0], pa.int64()),
-            "generation": pa.array([1], pa.int64()),
-            "cas_result": ["won"],
-            "written_at": pa.array([at_ns(5)], NS),
-            "watermark": pa.array([2], pa.int64()),
-            "watermark_inclusive": [True],
-        }
-    )
+    checkpoints = claims([("p0", 1, at_ns(5), 2)], times=False)
     return write_logset(path, {"receipts": receipts, "pages": pages, "checkpoints": checkpoints})
 
 
@@ -171,21 +180,7 @@ def test_t_as_iso_text_keeps_datetime_form(literal: str, iso: str) -> None:
 def test_a_token_is_read_to_the_nanosecond(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], token: str, nanos: int, fires: bool
 ) -> None:
-    checkpoints = pa.table(
-        {
-            "scope_id": ["s"],
-            "partition_id": ["p0"],
-            "attempt_id": ["a1"],
-            "owner_epoch": pa.array([1], pa.int64()),
-            "expected_generation": pa.array([0], pa.int64()),
-            "generation": pa.array([1], pa.int64()),
-            "cas_result": ["won"],
-            "written_at": pa.array([at_ns(1)], NS),
-            "resume_token": [token],
-            "watermark": pa.array([at_ns(5, nanos)], NS),
-            "watermark_inclusive": [True],
-        }
-    )
+    checkpoints = claims([("p0", 1, at_ns(1), at_ns(5, nanos))], resume_token=[token])
     logset = write_logset(tmp_path / "logs", {"checkpoints": checkpoints})
     report = tmp_path / "report"
     main(["audit", str(logset), "--out", str(report)])
@@ -225,20 +220,7 @@ def test_frontier_json_prints_a_vector_of_times(
 ) -> None:
     """A timestamp scope whose claimed frontier is a vector: p0 claims 20 s, p1 has
     a won write without a watermark."""
-    checkpoints = pa.table(
-        {
-            "scope_id": ["s", "s"],
-            "partition_id": ["p0", "p1"],
-            "attempt_id": ["a1", "a2"],
-            "owner_epoch": pa.array([1, 1], pa.int64()),
-            "expected_generation": pa.array([0, 0], pa.int64()),
-            "generation": pa.array([1, 1], pa.int64()),
-            "cas_result": ["won", "won"],
-            "written_at": pa.array([at_ns(1), at_ns(1)], NS),
-            "watermark": pa.array([at_ns(20, 7), None], NS),
-            "watermark_inclusive": [True, None],
-        }
-    )
+    checkpoints = claims([("p0", 1, at_ns(1), at_ns(20, 7)), ("p1", 1, at_ns(1), None)])
     logset = write_logset(tmp_path / "logs", {"checkpoints": checkpoints})
     code, out = run(capsys, "frontier", str(logset), "--json")
     assert code == 0
@@ -259,20 +241,7 @@ def test_people_outputs_show_a_claim_to_the_nanosecond(
 ) -> None:
     """The terminal, summary.md and report.html say a timestamp frontier whole:
     20 s + 7 ns, never 20 s (a lower claim than was made)."""
-    checkpoints = pa.table(
-        {
-            "scope_id": ["s", "s"],
-            "partition_id": ["p0", "p1"],
-            "attempt_id": ["a1", "a2"],
-            "owner_epoch": pa.array([1, 1], pa.int64()),
-            "expected_generation": pa.array([0, 0], pa.int64()),
-            "generation": pa.array([1, 1], pa.int64()),
-            "cas_result": ["won", "won"],
-            "written_at": pa.array([at_ns(1), at_ns(2)], NS),
-            "watermark": pa.array([at_ns(20, 7), at_ns(30, 5)], NS),
-            "watermark_inclusive": [True, True],
-        }
-    )
+    checkpoints = claims([("p0", 1, at_ns(1), at_ns(20, 7)), ("p1", 1, at_ns(2), at_ns(30, 5))])
     logset = write_logset(tmp_path / "logs", {"checkpoints": checkpoints})
     report = tmp_path / "report"
     code, out = run(capsys, "audit", str(logset), "--out", str(report))
@@ -283,26 +252,6 @@ def test_people_outputs_show_a_claim_to_the_nanosecond(
     html = (report / "report.html").read_text()
     assert f"<td>≤ {claim}</td>" in html
     assert f"complete through ≤ {claim}" in html
-
-
-def claims(rows: list[tuple[str, int, int, int]]) -> pa.Table:
-    """Won checkpoints of scope s: (partition, generation, written_at ns, watermark ns
-    or int)."""
-    times = any(r[3] > 10**15 for r in rows)
-    return pa.table(
-        {
-            "scope_id": ["s"] * len(rows),
-            "partition_id": [r[0] for r in rows],
-            "attempt_id": ["a-" + r[0] for r in rows],
-            "owner_epoch": pa.array([1] * len(rows), pa.int64()),
-            "expected_generation": pa.array([r[1] - 1 for r in rows], pa.int64()),
-            "generation": pa.array([r[1] for r in rows], pa.int64()),
-            "cas_result": ["won"] * len(rows),
-            "written_at": pa.array([r[2] for r in rows], NS),
-            "watermark": pa.array([r[3] for r in rows], NS if times else pa.int64()),
-            "watermark_inclusive": [True] * len(rows),
-        }
-    )
 
 
 def test_diff_sees_a_frontier_go_back_by_nanoseconds(
@@ -338,7 +287,7 @@ def test_the_longest_stay_wins_by_nanoseconds(
         ("p0", 3, at_ns(5, 400), 20),
         ("p1", 2, at_ns(5, 600), 100),
     ]
-    logset = write_logset(tmp_path / "logs", {"checkpoints": claims(rows)})
+    logset = write_logset(tmp_path / "logs", {"checkpoints": claims(rows, times=False)})
     report = tmp_path / "report"
     main(["audit", str(logset), "--out", str(report), "--stall-threshold", "0.02"])
     capsys.readouterr()
@@ -367,7 +316,7 @@ def test_a_hive_key_time_keeps_its_nanoseconds(tmp_path: Path) -> None:
         ),
         folder / "part.parquet",
     )
-    write_logset(root, {"checkpoints": claims([("p0", 1, at_ns(6), 1)])})
+    write_logset(root, {"checkpoints": claims([("p0", 1, at_ns(6), 1)], times=False)})
     logset = open_logset(root)
     (value,) = logset.con.execute("SELECT epoch_ns(recorded_at) FROM receipts").fetchone() or ()
     assert value == at_ns(5, 500)
