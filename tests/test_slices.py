@@ -66,3 +66,22 @@ def test_sliced_page_receipts_equal_the_whole(monkeypatch: pytest.MonkeyPatch) -
         sliced = sliced_analysis.read("rc_page_receipts").sort(order)
         assert len([q for q, _ in sliced_analysis.timings if q == "watermarks/slice"]) > 1
     assert sliced.equals(whole)
+
+
+@pytest.mark.parametrize(
+    ("snapshot", "expected"),
+    [
+        # with a snapshot: receipt events go once known_events is made, the snapshot
+        # slice once late_events has run, known events after the last collected step
+        (True, {2: ["rc_receipt_events"], 3: ["rc_snapshot_slice"], 11: ["rc_known_events"]}),
+        # without: rc_known_events is a view over rc_receipt_events, which stays as
+        # long as the view is read (the view goes first)
+        (False, {3: ["rc_snapshot_slice"], 11: ["rc_known_events", "rc_receipt_events"]}),
+    ],
+)
+def test_a_slice_table_goes_after_its_last_reader(
+    snapshot: bool, expected: dict[int, list[str]]
+) -> None:
+    rebuilt = [s for s in EVENT_LEVEL.each if s.when is None or s.when[1] == snapshot]
+    order = [*rebuilt, *EVENT_LEVEL.collect]
+    assert analysis_module.last_uses(order, {s.name for s in rebuilt}) == expected

@@ -198,9 +198,10 @@ class Sliced:
     divided by ``per_slice``, at least one. ``slices`` cuts the partitions into that many
     (parameter ``slices``), ``slice`` picks one (parameter ``slice``), ``bounds``
     gives its first and last ``partition_id`` in one row (parameters of the steps
-    that follow, by column name); ``each`` are rebuilt for every slice and dropped at
-    the end (of alternatives, the one whose ``when`` holds); ``collect`` gather every
-    slice's rows: they are the products.
+    that follow, by column name); ``each`` are rebuilt for every slice (of
+    alternatives, the one whose ``when`` holds) and dropped after the last step of the
+    slice that reads them (``Analysis._sliced``); ``collect`` gather every slice's
+    rows: they are the products, made in their order.
     """
 
     name: str
