@@ -14,7 +14,6 @@ for the error that names the step and query that failed).
 from __future__ import annotations
 
 import itertools
-import re
 import time
 import weakref
 from collections.abc import Iterator, Mapping
@@ -31,7 +30,7 @@ from reconcile.engine.declare import Guard, Lookup, Step, Table, Union
 from reconcile.engine.encodings import resolve
 from reconcile.engine.lookups import BUILDERS, SMALL_WORK, Kernel, small_macro
 from reconcile.errors import InternalError, UsageError, classify_engine_error, first_line
-from reconcile.logset.normalize import DAWN, DUSK
+from reconcile.logset.normalize import DAWN, DUSK, text_instant
 from reconcile.sql import load, parameters
 from reconcile_schemas import CoordinateType
 
@@ -61,28 +60,6 @@ def bound(sql: str, bind: tuple[tuple[str, str], ...]) -> str:
     return f"WITH {aliases}\nFROM (\n{sql}\n)"
 
 
-# The fraction of a second of a timestamp's text, and a lower-case "t" between its
-# date and time or "z" at its end (RFC 3339 allows both; DuckDB's cast does not).
-_FRACTION = re.compile(r"(?<=[0-9]{2}:[0-9]{2}:[0-9]{2})\.([0-9]+)")
-_LOWER_T = re.compile(r"(?<=[0-9])t(?=[0-9])")
-_LOWER_Z = re.compile(r"(?<=[0-9])z$")
-
-
-def _split_nanoseconds(text: str) -> tuple[str, int]:
-    """``text`` with its fraction of a second cut to microseconds, which DuckDB's
-    TIMESTAMPTZ holds, and the nanoseconds cut off (0 to 999). Digits past the ninth
-    are dropped: row times are whole nanoseconds, so a row is at or before T exactly
-    when it is at or before T floored to the nanosecond."""
-    text = _LOWER_Z.sub("Z", _LOWER_T.sub("T", text.strip()))
-    match = _FRACTION.search(text)
-    if match is None or len(match.group(1)) <= 6:
-        return text, 0
-    digits = match.group(1)
-    return text[: match.start(1)] + digits[:6] + text[match.end(1) :], int(
-        digits[6:9].ljust(3, "0")
-    )
-
-
 def iso_instant(literal: str) -> str:
     """DuckDB's rendering of a TIMESTAMP_NS (``2026-01-01 00:00:05.0000005``) as ISO
     8601 text to the nanosecond, in ``datetime.isoformat``'s form: seconds, six
@@ -99,23 +76,23 @@ def iso_instant(literal: str) -> str:
 
 
 def parse_as_of(cursor: duckdb.DuckDBPyConnection, text: str) -> tuple[str, datetime]:
-    """T read as DuckDB reads it, to the nanosecond: its rendering as a TIMESTAMP_NS
-    and its value as a naive UTC datetime (to the microsecond: what a datetime holds).
+    """T read as DuckDB reads it, to the nanosecond (:func:`text_instant`; digits past
+    the ninth dropped, so a row is at or before T exactly when it is at or before T
+    floored to the nanosecond): its rendering as a TIMESTAMP_NS and its value as a
+    naive UTC datetime (to the microsecond: what a datetime holds).
     An offset or ``Z`` is honoured; no offset means UTC. A UsageError when ``text``
     is not a timestamp, or is one outside the times the engine computes in (int64
     nanoseconds: 1677 to 2262)."""
-    micro, nanos = _split_nanoseconds(text)
-    value_sql = (
-        "TRY(make_timestamp_ns(epoch_ns(TRY_CAST(CAST($t AS TIMESTAMPTZ) AS TIMESTAMP_NS)) + $ns))"
-    )
+    text = text.strip()
+    value_sql = f"TRY({text_instant('$t')})"
     try:
-        # a text that is no timestamp fails here, and is said so (the cast in
-        # value_sql is inside TRY, which catches only the sum's overflow)
-        cursor.execute("SELECT CAST($t AS TIMESTAMPTZ)", {"t": micro}).fetchall()
+        # a text that is no timestamp fails here, and is said so (value_sql's cast is
+        # inside TRY, which is there for the nanoseconds' sum past the last time)
+        cursor.execute("SELECT CAST(upper($t) AS TIMESTAMPTZ)", {"t": text}).fetchall()
         rows = cursor.execute(
             f"SELECT CAST({value_sql} AS VARCHAR), {value_sql},"
             f" {value_sql} BETWEEN TIMESTAMP_NS '{DAWN}' AND TIMESTAMP_NS '{DUSK}'",
-            {"t": micro, "ns": nanos},
+            {"t": text},
         ).fetchall()
     except duckdb.Error as error:
         raise UsageError(f"--as-of {text!r} is not a timestamp: {first_line(error)}") from None
