@@ -13,7 +13,7 @@ import json
 import shutil
 import tempfile
 import tomllib
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -358,6 +358,50 @@ def test_jsonl_and_a_kind_column(tmp_path: Path) -> None:
     assert rows == [(1, at(3).replace(tzinfo=None))]
 
 
+def test_jsonl_text_is_read_as_written(tmp_path: Path) -> None:
+    """DuckDB's JSON reader makes types of strings: an upper-case UUID came back in
+    lower case, and an identifier that looks like a time as that time's text. Text
+    the contract reads as text is the text in the file."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    ids = ["A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11", "B0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A12"]
+    lines = [
+        {
+            **receipt(e, n, recorded=n, attempt="2026-01-01T00:00:05Z"),
+            "recorded_at": f"2026-01-01T00:00:0{n}.000000007Z",
+        }
+        for n, e in enumerate(ids, start=1)
+    ]
+    (logs / "r.jsonl").write_text("\n".join(json.dumps(r) for r in lines) + "\n")
+    write_logset(logs, {"checkpoints": [checkpoint(written=5)]})
+    (logs / "reconcile.toml").write_text('[receipts]\nfiles = "r.jsonl"\n')
+    assert validate_logset(logs, mapping="auto").ok
+    with open_logset(logs, mapping="auto") as logset:
+        rows = logset.con.sql(
+            "SELECT event_id, attempt_id, epoch_ns(recorded_at) % 10 FROM receipts ORDER BY __row"
+        ).fetchall()
+    assert rows == [(e, "2026-01-01T00:00:05Z", 7) for e in ids]
+
+
+def test_rfc3339_text_times_and_their_suggestion(tmp_path: Path) -> None:
+    """Text times in RFC 3339 are read to the nanosecond with their offsets
+    (``timestamp = "rfc3339"``), and suggest proposes that reading for them."""
+    rows = _cp_rows()
+    logs = _csv_logset(tmp_path, rows)
+    for name in ("a.csv", "b.csv"):
+        frame = pl.read_csv(logs / "cp" / name, infer_schema=False)
+        frame.with_columns(
+            pl.lit("2026-01-01t02:00:05.123456789+02:00").alias("written")
+        ).write_csv(logs / "cp" / name)
+    text = suggest_mapping(logs)
+    written = tomllib.loads(text)["checkpoints"]["columns"]["written_at"]
+    assert written == {"column": "written", "timestamp": "rfc3339"}
+    (logs / "reconcile.toml").write_text(text)
+    with open_logset(logs, mapping="auto", validate=False) as logset:
+        got = logset.con.sql("SELECT DISTINCT epoch_ns(written_at) FROM checkpoints").fetchall()
+    assert got == [(1_767_225_605_123_456_789,)]
+
+
 # --- errors in the mapping: clear, exit 2 -------------------------------------
 
 
@@ -387,7 +431,7 @@ def test_jsonl_and_a_kind_column(tmp_path: Path) -> None:
         (
             "[checkpoints]\nfiles = 'cp/*.csv'\n[checkpoints.columns]\n"
             "written_at = { column = 'written', timestamp = 'fortnights' }\n",
-            "neither an epoch unit",
+            "neither an epoch unit (epoch_s, epoch_ms, epoch_us, epoch_ns), rfc3339 nor",
         ),
         (
             "[checkpoints]\nfiles = 'cp/*.csv'\n[checkpoints.columns]\n"
@@ -495,7 +539,7 @@ def test_mapping_objects_are_accepted(tmp_path: Path) -> None:
 # --- a property: any renaming, spelling, unit and format reads back exactly -----
 
 TEXT = st.text(alphabet="ab07 ,'_xY", min_size=1, max_size=5).filter(lambda t: t.strip() == t)
-UNITS = {"epoch_s": 10**9, "epoch_ms": 10**6, "epoch_us": 10**3, "epoch_ns": 1}
+UNITS = {"epoch_s": 10**9, "epoch_ms": 10**6, "epoch_us": 10**3, "epoch_ns": 1, "rfc3339": 1}
 OUTCOMES = ("committed", "dead_lettered", "failed", "ineligible")
 COLUMNS = (
     "scope_id",
@@ -549,7 +593,21 @@ def foreign_receipts(draw: st.DrawFn) -> dict[str, Any]:
         "unit": draw(st.sampled_from(sorted(UNITS))),
         "format": draw(st.sampled_from(["parquet", "csv", "jsonl"])),
         "split": draw(st.integers(0, len(rows))),
+        # rfc3339: the offset in minutes, and how the text is spelled
+        "offset": draw(st.integers(-14 * 60, 14 * 60)),
+        "spelling": draw(st.sampled_from(["T", "t", " "])),
     }
+
+
+def rfc3339_text(ns: int, offset: int, separator: str) -> str:
+    """An instant (ns since the epoch) as RFC 3339 text at an offset (minutes): the
+    fraction's nine digits, trailing zeros dropped (none where it is whole)."""
+    local = datetime.fromtimestamp(ns // 10**9, UTC) + timedelta(minutes=offset)
+    fraction = f"{ns % 10**9:09d}".rstrip("0")
+    sign, size = ("+" if offset >= 0 else "-"), abs(offset)
+    zone = "Z" if offset == 0 else f"{sign}{size // 60:02d}:{size % 60:02d}"
+    text = local.strftime(f"%Y-%m-%d{separator}%H:%M:%S") + (f".{fraction}" if fraction else "")
+    return text + (zone.lower() if separator == "t" else zone)
 
 
 def reference_rows(case: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -568,6 +626,8 @@ def write_foreign(folder: Path, case: dict[str, Any]) -> None:
             names[c]: [
                 case["spellings"][r[c]]
                 if c == "outcome"
+                else rfc3339_text(r[c], case["offset"], case["spelling"])
+                if c == "recorded_at" and case["unit"] == "rfc3339"
                 else r[c] // factor
                 if c == "recorded_at"
                 else r[c]

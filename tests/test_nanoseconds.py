@@ -8,6 +8,8 @@ out of T and a failed event was not seen (an overclaim reported as proven)."""
 from __future__ import annotations
 
 import json
+import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
@@ -354,3 +356,76 @@ def test_a_framework_cursor_keeps_its_nanoseconds(cursor: str, nanos: int | None
     con.execute(load("readers/cursor_time"))
     row = con.execute("SELECT epoch_ns(rc_source_cursor($c))", {"c": cursor}).fetchone()
     assert row is not None and row[0] == nanos
+
+
+def jsonl_twin(logset: Path, folder: Path) -> Path:
+    """The log set with its receipts as JSON Lines, times as RFC 3339 text at +01:00
+    to the nanosecond, read through a mapping that names no conversion (DuckDB
+    detects the text as times); the mapping file's path."""
+    shutil.copytree(logset, folder)
+    receipts = pl.read_parquet(folder / "receipts.parquet")
+    (folder / "receipts.parquet").unlink()
+    texts = [
+        datetime.fromtimestamp(ns // 10**9 + 3600, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+        + f".{ns % 10**9:09d}+01:00"
+        for ns in receipts["recorded_at"].dt.epoch("ns")
+    ]
+    receipts.with_columns(pl.Series("recorded_at", texts)).write_ndjson(folder / "r.jsonl")
+    mapping = folder.parent / "mapping.toml"
+    mapping.write_text('[receipts]\nfiles = "r.jsonl"\n')
+    return mapping
+
+
+@pytest.mark.parametrize(
+    "as_of",
+    [None, "2026-01-01T00:00:05.000000400Z", "2026-01-01T00:00:05.000000500Z"],
+)
+def test_json_lines_through_a_mapping_keep_their_nanoseconds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], as_of: str | None
+) -> None:
+    """DuckDB's JSON reader takes RFC 3339 text for a TIMESTAMPTZ, in microseconds:
+    e2's failure, 500 ns past 5 s, read as 5 s, fell before a T of 5 s + 400 ns, and
+    the mapped log set answered otherwise than its Parquet twin."""
+    logset = last_row_logset(tmp_path / "logs")
+    mapping = jsonl_twin(logset, tmp_path / "json" / "logs")
+    extra = [] if as_of is None else ["--as-of", as_of]
+    code, parquet = run(capsys, "watermarks", str(logset), "--json", *extra)
+    assert code == 0
+    code, mapped = run(
+        capsys,
+        "watermarks",
+        str(mapping.parent / "logs"),
+        "--mapping",
+        str(mapping),
+        "--json",
+        *extra,
+    )
+    assert code == 0
+    assert json.loads(mapped) == json.loads(parquet)
+    (row,) = json.loads(mapped)
+    before = as_of is not None and as_of.endswith("400Z")
+    assert row["blocking_event_id"] == (None if before else "e2")
+
+
+def test_validate_shows_an_example_row_to_the_nanosecond(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A problem's example rows name their times exactly: a published row 7 ns past
+    3 s is not shown as the row at 3 s."""
+    logset = last_row_logset(tmp_path / "logs")
+    published = pa.table(
+        {
+            "scope_id": ["s"],
+            "epoch": pa.array([1], pa.int64()),
+            "kind": ["bogus"],
+            "frontier": pa.array([1], pa.int64()),
+            "frontier_inclusive": [True],
+            "published_at": pa.array([at_ns(3, 7)], NS),
+        }
+    )
+    pq.write_table(published, logset / "published.parquet")
+    code, out = run(capsys, "validate", str(logset), "--json")
+    assert code == 2
+    (problem,) = json.loads(out)["problems"]
+    assert problem["check"] == "isin"
+    assert problem["examples"][0]["published_at"] == "2026-01-01T00:00:03.000000007"

@@ -83,6 +83,9 @@ def _as_time(ident: str, source_type: str, hive: bool) -> str:
             f"CASE WHEN {ident} BETWEEN TIMESTAMPTZ '{TIME_FIRST}+00'"
             f" AND TIMESTAMPTZ '{TIME_LAST}+00' THEN make_timestamp_ns(epoch_ns({ident})) END"
         )
+    if kind == "VARCHAR":
+        # text (a mapped CSV or JSON Lines column): RFC 3339, its offset honoured
+        return f"TRY({text_instant(ident)})"
     return f"TRY_CAST({ident} AS TIMESTAMP_NS)"
 
 

@@ -22,13 +22,16 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+from duckdb.sqltypes import DuckDBPyType
 
 from reconcile.db import connect, quote_identifier, quote_literal
 from reconcile.errors import first_line, resource_error
 from reconcile.logset.discover import is_hidden, relative_name
+from reconcile.logset.normalize import text_instant
 from reconcile.mapping.spec import (
     EPOCH_UNITS,
     EXTENSIONS,
+    RFC3339,
     ColumnSpec,
     LogMapping,
     MappingError,
@@ -57,8 +60,8 @@ class MappedTable:
     expressions: tuple[tuple[str, str], ...]
     # the contract columns' types as DuckDB reads them, as Arrow types
     types: dict[str, pa.DataType]
-    # CSV: each column's type (text where the contract reads text; else as detected)
-    csv_types: dict[str, str] = field(default_factory=dict)
+    # CSV and JSON Lines: each column's type as read (:func:`file_types`)
+    file_types: dict[str, str] = field(default_factory=dict)
     delimiter: str = ","
 
     @property
@@ -174,24 +177,99 @@ def sniff_csv(
     return {column: kind or "VARCHAR" for column, kind in types.items()}
 
 
+# the types DuckDB's JSON reader makes of strings
+_FROM_TEXT = frozenset(
+    {
+        "date",
+        "time",
+        "time with time zone",
+        "timestamp",
+        "timestamp with time zone",
+        "timestamp_ns",
+        "timestamp_ms",
+        "timestamp_s",
+        "uuid",
+    }
+)
+_TIMES = frozenset({"date", "timestamp", "timestamp with time zone"})
+# a JSON field read as text and then as a time (text_instant): the type file_types
+# gives it
+TEXT_TIME = "TIMESTAMP_NS"
+
+
+def _as_text(kind: DuckDBPyType) -> str:
+    """A detected JSON type with every type made of strings (times, dates, UUIDs),
+    however deep, read as text: DuckDB's TIMESTAMPTZ would cut a time's nanoseconds
+    and its UUID would change an identifier's case."""
+    name = str(kind.id)
+    if name in _FROM_TEXT:
+        return "VARCHAR"
+    if name not in ("struct", "list", "map"):
+        return str(kind)
+    children = [(n, _as_text(t)) for n, t in kind.children if isinstance(t, DuckDBPyType)]
+    if name == "struct":
+        return f"STRUCT({', '.join(f'{quote_identifier(n)} {t}' for n, t in children)})"
+    if name == "list":
+        return f"{children[0][1]}[]"
+    return f"MAP({children[0][1]}, {children[1][1]})"
+
+
+def sniff_jsonl(con: duckdb.DuckDBPyConnection, files: tuple[Path, ...]) -> dict[str, str]:
+    """The type each field of JSON Lines files is read as: DuckDB's detection
+    (numbers, booleans, objects, arrays, times), except that text stays text (a
+    field of times is :data:`TEXT_TIME`: read as text, then to the nanosecond)."""
+    rows = con.sql(load("mapping/sniff_jsonl"), params={"files": [str(f) for f in files]})
+    return {
+        name: TEXT_TIME if str(kind.id) in _TIMES else _as_text(kind)
+        for name, kind in zip(rows.columns, rows.types, strict=True)
+    }
+
+
+def file_types(
+    con: duckdb.DuckDBPyConnection, files: tuple[Path, ...], fmt: str, delimiter: str = ","
+) -> dict[str, str]:
+    """The type each column of CSV or JSON Lines files is read as (Parquet: none)."""
+    if fmt == "csv":
+        return sniff_csv(con, files, delimiter)
+    if fmt == "jsonl":
+        return sniff_jsonl(con, files)
+    return {}
+
+
 def reader(
     con: duckdb.DuckDBPyConnection,
     files: tuple[Path, ...],
     fmt: str,
-    csv_types: Mapping[str, str] | None = None,
+    types: Mapping[str, str] | None = None,
     delimiter: str = ",",
 ) -> duckdb.DuckDBPyRelation:
     """The files' rows with every column, ``__file`` and ``file_row_number``. CSV
-    columns, read as text, are cast to ``csv_types`` (default: as detected)."""
+    columns, read as text, are cast to ``types``; JSON Lines fields are read as
+    ``types`` (default for both: :func:`file_types`)."""
     names = [str(f) for f in files]
-    if fmt != "csv":
-        return con.sql(load(f"mapping/read_{fmt}"), params={"files": names})
+    if fmt == "parquet":
+        return con.sql(load("mapping/read_parquet"), params={"files": names})
+    kinds = file_types(con, files, fmt, delimiter) if types is None else types
+    if fmt == "jsonl":
+        read = {c: "VARCHAR" if k == TEXT_TIME else k for c, k in kinds.items()}
+        rows = con.sql(load("mapping/read_jsonl"), params={"files": names, "columns": read})
+        times = [c for c, k in kinds.items() if k == TEXT_TIME]
+        if not times:
+            return rows
+        # the text DuckDB detects as times, read to the nanosecond (its TIMESTAMPTZ
+        # holds microseconds)
+        items = [
+            f"{text_instant(quote_identifier(c))} AS {quote_identifier(c)}"
+            if c in times
+            else quote_identifier(c)
+            for c in rows.columns
+        ]
+        return rows.select(", ".join(items))
     rows = con.sql(load("mapping/read_csv"), params={"files": names, "delimiter": delimiter})
-    types = sniff_csv(con, files, delimiter) if csv_types is None else csv_types
     items = []
     for column in rows.columns:
         ident = quote_identifier(column)
-        kind = types.get(column, "VARCHAR")
+        kind = kinds.get(column, "VARCHAR")
         # the type is one DuckDB named (sniff_csv), never a user's string
         items.append(ident if kind == "VARCHAR" else f"CAST({ident} AS {kind}) AS {ident}")
     return rows.select(", ".join(items))
@@ -287,7 +365,9 @@ def expression(spec: ColumnSpec, source_type: str | None) -> str:
         return _epoch_ns(base, factor, exact=True)
     if spec.timestamp is not None:
         if source_type is not None and source_type.upper().startswith(("TIMESTAMP", "DATE")):
-            return base  # the reader read the text as a time already (JSON: ISO 8601)
+            return base  # a time already (Parquet; an expression of the mapping's)
+        if spec.timestamp == RFC3339:
+            return text_instant(f"CAST({base} AS VARCHAR)")
         return f"strptime(CAST({base} AS VARCHAR), {quote_literal(spec.timestamp)})"
     return base
 
@@ -339,15 +419,15 @@ def bind_table(
     :func:`resolve_files` found them) and state its columns as SQL."""
     files, fmt = resolved if resolved is not None else resolve_files(root, spec, mapping)
     where = f"mapping {mapping}: [{spec.table}]"
-    csv_types: dict[str, str] = {}
     delimiter = csv_delimiter(spec, files)
     try:
-        rows = reader(con, files, fmt, delimiter=delimiter)
-        if fmt == "csv":
-            csv_types = sniff_csv(con, files, delimiter)
-            for text in _text_columns(spec, list(csv_types)):
-                csv_types[text] = "VARCHAR"
-            rows = reader(con, files, fmt, csv_types, delimiter)
+        types = file_types(con, files, fmt, delimiter)
+        if fmt != "parquet":
+            named = {c.lower(): c for c in types}
+            for text in _text_columns(spec, list(types)):
+                if text.lower() in named:
+                    types[named[text.lower()]] = "VARCHAR"
+        rows = reader(con, files, fmt, types, delimiter)
     except duckdb.Error as error:
         resources = resource_error(error, step="read the mapping", query=f"[{spec.table}] files")
         if resources is not None:
@@ -402,10 +482,10 @@ def bind_table(
         for name in table_schema(spec.table).columns
         if name in converted or name in identity
     ]
-    bound = MappedTable(spec, root, files, fmt, tuple(expressions), {}, csv_types, delimiter)
+    bound = MappedTable(spec, root, files, fmt, tuple(expressions), {}, types, delimiter)
     arrow = mapped_relation(con, bound).limit(0).to_arrow_table().schema
-    types = {name: arrow.field(name).type for name, _ in expressions}
-    return MappedTable(spec, root, files, fmt, tuple(expressions), types, csv_types, delimiter)
+    arrow_types = {name: arrow.field(name).type for name, _ in expressions}
+    return MappedTable(spec, root, files, fmt, tuple(expressions), arrow_types, types, delimiter)
 
 
 def _first_failure(
@@ -462,7 +542,7 @@ def _check_conversions(
 def mapped_relation(con: duckdb.DuckDBPyConnection, table: MappedTable) -> duckdb.DuckDBPyRelation:
     """The table's rows: its contract columns (those it maps), ``__file`` and
     ``file_row_number`` (the row's number in the user's file)."""
-    rows = reader(con, table.files, table.format, table.csv_types, table.delimiter)
+    rows = reader(con, table.files, table.format, table.file_types, table.delimiter)
     if table.spec.filter is not None:
         rows = rows.filter(table.spec.filter)
     items = [f"{sql} AS {quote_identifier(name)}" for name, sql in table.expressions]

@@ -30,7 +30,7 @@ def uncovered_values(
     for name, spec in table.spec.columns:
         if not spec.values:
             continue
-        rows = reader(con, table.files, table.format, table.csv_types, table.delimiter)
+        rows = reader(con, table.files, table.format, table.file_types, table.delimiter)
         if table.spec.filter is not None:
             rows = rows.filter(table.spec.filter)
         source = expression(ColumnSpec(column=spec.column, sql=spec.sql), None)

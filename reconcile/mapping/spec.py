@@ -50,6 +50,9 @@ EXTENSIONS = {
 }
 # epoch units: nanoseconds per unit
 EPOCH_UNITS = {"epoch_s": 1_000_000_000, "epoch_ms": 1_000_000, "epoch_us": 1_000, "epoch_ns": 1}
+# text in RFC 3339 (ISO 8601 date and time): its offset honoured, none meaning UTC, a
+# space for the T, to the nanosecond
+RFC3339 = "rfc3339"
 
 _TABLE_KEYS = frozenset({"files", "format", "filter", "columns", "delimiter"})
 _COLUMN_KEYS = frozenset({"column", "sql", "constant", "values", "timestamp"})
@@ -65,7 +68,7 @@ class ColumnSpec:
     """Where one contract column comes from: exactly one of ``column`` (a column of the
     files), ``sql`` (an expression over them) or ``constant``; a column or expression
     may go through ``values`` (a map of its values, as text) or ``timestamp`` (an epoch
-    unit, or a strptime format for text)."""
+    unit, ``rfc3339``, or a strptime format for text)."""
 
     column: str | None = None
     sql: str | None = None
@@ -135,12 +138,12 @@ def _text(path: Path, where: str, value: Any) -> str:
 
 def _timestamp(path: Path, where: str, value: Any) -> str:
     text = _text(path, where, value)
-    if text not in EPOCH_UNITS and "%" not in text:
+    if text not in EPOCH_UNITS and text != RFC3339 and "%" not in text:
         raise _fail(
             path,
             where,
-            f"timestamp {text!r} is neither an epoch unit ({', '.join(EPOCH_UNITS)}) nor a"
-            " strptime format such as '%Y-%m-%d %H:%M:%S'",
+            f"timestamp {text!r} is neither an epoch unit ({', '.join(EPOCH_UNITS)}),"
+            f" {RFC3339} nor a strptime format such as '%Y-%m-%d %H:%M:%S'",
         )
     return text
 

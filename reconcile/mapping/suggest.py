@@ -26,6 +26,7 @@ import duckdb
 from reconcile.db import connect, quote_identifier, quote_literal
 from reconcile.errors import resource_error
 from reconcile.logset.discover import is_hidden
+from reconcile.logset.normalize import text_instant
 from reconcile.mapping.bind import FILE, ROW, reader
 from reconcile.mapping.names import (
     allowed_values,
@@ -36,7 +37,7 @@ from reconcile.mapping.names import (
     table_named,
     table_score,
 )
-from reconcile.mapping.spec import EXTENSIONS, MAPPING_FILE, ColumnSpec, TableSpec
+from reconcile.mapping.spec import EXTENSIONS, MAPPING_FILE, RFC3339, ColumnSpec, TableSpec
 from reconcile.mapping.toml_text import mapping_text, table_text
 from reconcile_schemas import (
     REQUIRED_TABLES,
@@ -57,6 +58,11 @@ TIME_FORMATS = (
     "%Y-%m-%d %H:%M:%S",
     "%d/%m/%Y %H:%M:%S",
     "%m/%d/%Y %H:%M:%S",
+)
+# RFC 3339 text (a space for the T allowed, the offset optional: none is UTC)
+_RFC3339 = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?"
+    r"([Zz]|[+-][0-9]{2}:[0-9]{2})?"
 )
 DISCRIMINATORS = ("kind", "type", "table", "record_type", "entry_type", "log_type", "record")
 # a source is a table's from this score on (below TABLE_SCORE: a weak match)
@@ -220,6 +226,15 @@ class Suggester:
             )
             return unit, "epoch unit guessed from the size of the values: check it"
         if kind == "VARCHAR" and values:
+            if (
+                all(_RFC3339.fullmatch(str(v)) for v in values)
+                and not self.con.execute(
+                    "SELECT count(*) FROM unnest($v) AS t(x)"
+                    f" WHERE TRY({text_instant('x')}) IS NULL",
+                    {"v": [str(v) for v in values]},
+                ).fetchall()[0][0]
+            ):
+                return RFC3339, "RFC 3339 text, read to the nanosecond"
             reading = [
                 fmt
                 for fmt in TIME_FORMATS

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import polars as pl
 
-from reconcile.mapping.spec import MAPPING_FILE, ColumnSpec, TableSpec
+from reconcile.mapping.spec import MAPPING_FILE, RFC3339, ColumnSpec, TableSpec
 from reconcile.mapping.toml_text import mapping_text, table_text
 
 CHECKPOINTS = {
@@ -115,8 +115,9 @@ def floor_to_ms(folder: Path) -> None:
         truth.write_text(_STAMP.sub(_floor_text, text), encoding="utf-8")
 
 
-# how other times (timestamp coordinates) are written as text in CSV and JSON Lines
-TEXT_TIME = "%Y-%m-%dT%H:%M:%S.%f"
+# how other times (timestamp coordinates) are read back from text in CSV and JSON
+# Lines (they are written as RFC 3339 without an offset, to the microsecond)
+TEXT_TIME = RFC3339
 
 
 def _text_times(file: str, frame: pl.DataFrame, table: str) -> list[str]:

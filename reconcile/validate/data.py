@@ -12,6 +12,7 @@ from datetime import date, datetime
 from typing import Any
 
 import duckdb
+import polars as pl
 
 from reconcile.db import quote_identifier
 from reconcile.errors import ResourceError, first_line, resource_error
@@ -27,6 +28,7 @@ from reconcile.logset.normalize import (
     TIME_LAST,
 )
 from reconcile.problems import Problem
+from reconcile.render.values import times_as_text
 from reconcile.validate.compile import (
     DataCheck,
     compile_checks,
@@ -46,10 +48,18 @@ def _json_value(value: Any) -> Any:
     return value
 
 
+def _exact_rows(rows: duckdb.DuckDBPyRelation) -> list[tuple[Any, ...]]:
+    """A query's rows with every time as its text to the nanosecond (a Python
+    datetime would hold microseconds)."""
+    frame = pl.from_arrow(rows.to_arrow_table())
+    assert isinstance(frame, pl.DataFrame)
+    return times_as_text(frame).rows()
+
+
 def _examples(
-    logset: LogSet, cursor: duckdb.DuckDBPyConnection, columns: Sequence[str]
+    logset: LogSet, query: duckdb.DuckDBPyRelation, columns: Sequence[str]
 ) -> tuple[dict[str, Any], ...]:
-    rows = cursor.fetchall()
+    rows = _exact_rows(query)
     examples = []
     for row in rows:
         example: dict[str, Any] = {}
@@ -169,7 +179,7 @@ def check_rows(logset: LogSet, table: str, max_examples: int) -> tuple[list[Prob
         if not failing:
             continue
         columns = _shown(table, check.shows)
-        cursor = logset.con.execute(_example_query(table, check.fails, columns, max_examples))
+        shown = logset.con.sql(_example_query(table, check.fails, columns, max_examples))
         problems.append(
             Problem(
                 check=check.check,
@@ -178,7 +188,7 @@ def check_rows(logset: LogSet, table: str, max_examples: int) -> tuple[list[Prob
                 files=tuple(logset.files.relative(f) for f in sorted(failing)),
                 failing_rows=sum(failing.values()),
                 message=check.message,
-                examples=_examples(logset, cursor, columns),
+                examples=_examples(logset, shown, columns),
             )
         )
     return problems, sum(row[1] for row in per_file)
@@ -201,11 +211,11 @@ def check_unique(logset: LogSet, table: str, max_examples: int) -> list[Problem]
     if not groups:
         return []
     columns = [FILE_COLUMN, ROW_COLUMN, *keys, "n", "last_file"]
-    cursor = logset.con.execute(
+    shown = logset.con.sql(
         f"SELECT {', '.join(quote_identifier(c) for c in columns)} FROM ({duplicates})"
         f" ORDER BY {idents} LIMIT {int(max_examples)}"
     )
-    examples = _examples(logset, cursor, columns)
+    examples = _examples(logset, shown, columns)
     files = sorted(
         {str(e["file"]) for e in examples}
         | {str(_relative(logset, e["last_file"])) for e in examples}
@@ -238,7 +248,7 @@ def check_rule(logset: LogSet, rule: Rule, max_examples: int) -> list[Problem]:
     if not hits:
         return []
     examples = []
-    for row in relation.limit(max_examples).fetchall():
+    for row in _exact_rows(relation.limit(max_examples)):
         record = dict(zip(relation.columns, row, strict=True))
         record.pop("__rows")
         example: dict[str, Any] = {
