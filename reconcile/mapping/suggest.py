@@ -7,8 +7,9 @@ contract table whose columns its own resemble most; a source holding several tab
 told apart by a column (``kind``, ``type``, ...) whose values name tables gets a
 section per table, with a filter. Each contract column is matched to the closest
 column by name (exact, known synonyms, abbreviations, shared words); timestamps
-stored as numbers get the epoch unit their name or size says, text timestamps a
-format that reads them; enumerations get a value map, guessed where the spellings
+stored as numbers get the epoch unit their name or size says, text timestamps
+``rfc3339`` where they are RFC 3339, else a strptime format that reads them;
+enumerations get a value map, guessed where the spellings
 are known and marked ``"?"`` where not. What could not be matched is said in
 comments. Files already in the contract's layout are left to it.
 """
