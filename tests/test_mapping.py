@@ -383,6 +383,97 @@ def test_jsonl_text_is_read_as_written(tmp_path: Path) -> None:
     assert rows == [(e, "2026-01-01T00:00:05Z", 7) for e in ids]
 
 
+def _jsonl_receipts(tmp_path: Path, fields: list[dict[str, Any]], mapping: str) -> Path:
+    """A log set of one checkpoint and two receipts in JSON Lines, each receipt with
+    its ``fields`` added, read through ``mapping`` (its [receipts] section)."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    lines = [{**receipt(f"e{n}", n), **extra} for n, extra in enumerate(fields, start=1)]
+    for line in lines:
+        line.pop("recorded_at")
+    (logs / "r.jsonl").write_text("\n".join(json.dumps(r) for r in lines) + "\n")
+    write_logset(logs, {"checkpoints": [checkpoint(written=5)]})
+    (logs / "reconcile.toml").write_text(f'[receipts]\nfiles = "r.jsonl"\n{mapping}')
+    return logs
+
+
+def _recorded(logs: Path) -> list[tuple[Any, ...]]:
+    with open_logset(logs, mapping="auto") as logset:
+        return logset.con.sql(
+            "SELECT event_id, epoch_ns(recorded_at) FROM receipts ORDER BY __row"
+        ).fetchall()
+
+
+S5 = 1_767_225_605 * 10**9  # 2026-01-01T00:00:05Z
+
+
+@pytest.mark.parametrize(
+    ("times", "mapping", "want"),
+    [
+        # times in a format DuckDB detects that is not RFC 3339: DuckDB's reading
+        (["01-01-2026 00:00:05", "01-01-2026 00:00:06"], "", [S5, S5 + 10**9]),
+        # a strptime format the mapping gives for text DuckDB reads as times
+        (
+            ["2026-01-01T00:00:05.000000007Z", "2026-01-01T00:00:06Z"],
+            '[receipts.columns]\nrecorded_at = { column = "ts", timestamp = "%Y-%m-%d" }\n',
+            [S5 + 7, S5 + 10**9],
+        ),
+    ],
+)
+def test_json_times_detected_by_duckdb_read_as_before(
+    tmp_path: Path, times: list[str], mapping: str, want: list[int]
+) -> None:
+    if not mapping:
+        mapping = '[receipts.columns]\nrecorded_at = "ts"\n'
+    logs = _jsonl_receipts(tmp_path, [{"ts": t} for t in times], mapping)
+    assert validate_logset(logs, mapping="auto").ok
+    assert [ns for _, ns in _recorded(logs)] == want
+
+
+def test_json_time_out_of_range_is_named_by_its_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A sentinel year 9999 is a problem of its row, not an unreadable table."""
+    fields = [{"ts": "2026-01-01T00:00:05Z"}, {"ts": "9999-12-31T23:59:59Z"}]
+    logs = _jsonl_receipts(tmp_path, fields, '[receipts.columns]\nrecorded_at = "ts"\n')
+    assert main(["validate", str(logs), "--mapping", "auto", "--json"]) == 2
+    (problem,) = json.loads(capsys.readouterr().out)["problems"]
+    assert (problem["check"], problem["column"]) == ("timestamp_in_range", "recorded_at")
+    assert problem["examples"][0]["row"] == 1
+
+
+def test_json_uuids_and_nested_times_keep_duckdbs_types(tmp_path: Path) -> None:
+    """A filter on a UUID compares as UUIDs (any case), and a time inside an object,
+    mapped through sql, reads as a time: as before the JSON reading kept text."""
+    fields = [
+        {
+            "src": "3F2504E0-4F89-11D3-9A0C-0305E82C3301",
+            "meta": {"at": "2026-01-01T01:00:05+01:00"},
+        },
+        {
+            "src": "4F2504E0-4F89-11D3-9A0C-0305E82C3301",
+            "meta": {"at": "2026-01-01T01:00:06+01:00"},
+        },
+    ]
+    mapping = (
+        "filter = \"src = '3f2504e0-4f89-11d3-9a0c-0305e82c3301'\"\n"
+        '[receipts.columns]\nrecorded_at = { sql = "meta.at" }\n'
+    )
+    logs = _jsonl_receipts(tmp_path, fields, mapping)
+    assert validate_logset(logs, mapping="auto").ok
+    assert _recorded(logs) == [("e1", S5)]
+
+
+def test_rfc3339_on_numbers_names_the_epoch_units(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fields = [{"ts": 1767225605000}, {"ts": 1767225606000}]
+    mapping = '[receipts.columns]\nrecorded_at = { column = "ts", timestamp = "rfc3339" }\n'
+    logs = _jsonl_receipts(tmp_path, fields, mapping)
+    assert main(["validate", str(logs), "--mapping", "auto"]) == 2
+    assert "rfc3339 reads text; for numbers give an epoch unit" in capsys.readouterr().err
+
+
 def test_rfc3339_text_times_and_their_suggestion(tmp_path: Path) -> None:
     """Text times in RFC 3339 are read to the nanosecond with their offsets
     (``timestamp = "rfc3339"``), and suggest proposes that reading for them."""

@@ -52,17 +52,51 @@ def _zoned(duckdb_type_name: str) -> bool:
     return duckdb_type_name.upper() in ("TIMESTAMP WITH TIME ZONE", "TIMESTAMPTZ", "TIMESTAMPTZ_NS")
 
 
+# RFC 3339 text (a space for the T allowed, either case, the offset optional: none
+# is UTC), as Python's re and DuckDB's regexp_full_match both read it
+RFC3339_PATTERN = (
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?"
+    r"([Zz]|[+-][0-9]{2}:[0-9]{2})?"
+)
+
+
+def _zoned_text(text: str) -> str:
+    """SQL for the TIMESTAMPTZ a timestamp's text names, to the microsecond (digits
+    past the sixth cut); lower-case t and z read as upper (RFC 3339 §5.6). Raises as
+    the cast does on text that is no time, naming the text as written."""
+    upper = (
+        f"regexp_replace(regexp_replace({text}, '^([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})t', '\\1T'),"
+        " 'z$', 'Z')"
+    )
+    return f"CAST(regexp_replace({upper}, '(\\.[0-9]{{6}})[0-9]+', '\\1') AS TIMESTAMPTZ)"
+
+
+def _extra_nanos(text: str) -> str:
+    """SQL for the seventh to ninth digits of a time's fraction, as nanoseconds."""
+    return f"CAST(rpad(regexp_extract({text}, '\\.[0-9]{{6}}([0-9]{{1,3}})', 1), 3, '0') AS BIGINT)"
+
+
 def text_instant(text: str) -> str:
     """SQL for the instant a timestamp's text names (``text``: an SQL expression), as
     a naive UTC TIMESTAMP_NS, to the nanosecond. DuckDB's TIMESTAMPTZ, which reads an
     offset, holds microseconds: the fraction is cut there for the cast and its seventh
     to ninth digits added back (digits past the ninth dropped); lower-case t and z
     read as upper (RFC 3339 §5.6). Raises as the cast does on text that is no time."""
+    return f"make_timestamp_ns(epoch_ns({_zoned_text(text)}) + {_extra_nanos(text)})"
+
+
+def text_time(text: str) -> str:
+    """:func:`text_instant` for a row's time read from text: a time the engine cannot
+    hold (year 1, year 9999) reads as -infinity or infinity, as a Parquet file's
+    would, for validation to name its row (``timestamp_in_range``) rather than the
+    scan to fail; text that is no time raises."""
+    zoned = _zoned_text(text)
     return (
-        f"make_timestamp_ns(epoch_ns(CAST(upper(regexp_replace({text},"
-        f" '(\\.[0-9]{{6}})[0-9]+', '\\1')) AS TIMESTAMPTZ))"
-        f" + CAST(rpad(regexp_extract({text}, '\\.[0-9]{{6}}([0-9]{{1,3}})', 1), 3, '0')"
-        " AS BIGINT))"
+        f"CASE WHEN {text} IS NULL THEN NULL"
+        f" WHEN {zoned} >= TIMESTAMPTZ '{TIME_FIRST}+00' AND {zoned} < TIMESTAMPTZ '{TIME_LAST}+00'"
+        f" THEN make_timestamp_ns(epoch_ns({zoned}) + {_extra_nanos(text)})"
+        f" WHEN {zoned} < TIMESTAMPTZ '1970-01-01 00:00:00+00'"
+        " THEN CAST('-infinity' AS TIMESTAMP_NS) ELSE CAST('infinity' AS TIMESTAMP_NS) END"
     )
 
 

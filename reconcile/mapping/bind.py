@@ -27,7 +27,7 @@ from duckdb.sqltypes import DuckDBPyType
 from reconcile.db import connect, quote_identifier, quote_literal
 from reconcile.errors import first_line, resource_error
 from reconcile.logset.discover import is_hidden, relative_name
-from reconcile.logset.normalize import text_instant
+from reconcile.logset.normalize import RFC3339_PATTERN, text_time
 from reconcile.mapping.spec import (
     EPOCH_UNITS,
     EXTENSIONS,
@@ -177,36 +177,21 @@ def sniff_csv(
     return {column: kind or "VARCHAR" for column, kind in types.items()}
 
 
-# the types DuckDB's JSON reader makes of strings
-_FROM_TEXT = frozenset(
-    {
-        "date",
-        "time",
-        "time with time zone",
-        "timestamp",
-        "timestamp with time zone",
-        "timestamp_ns",
-        "timestamp_ms",
-        "timestamp_s",
-        "uuid",
-    }
-)
+# the types DuckDB's JSON reader makes of a field's strings that are times
 _TIMES = frozenset({"date", "timestamp", "timestamp with time zone"})
-# a JSON field read as text and then as a time (text_instant): the type file_types
-# gives it
+# the type file_types gives a JSON field of RFC 3339 times: read as its text, then to
+# the nanosecond with its offset (text_time)
 TEXT_TIME = "TIMESTAMP_NS"
+# the rows whose values decide whether a field of times is RFC 3339 (DuckDB's sample)
+_SAMPLE = 20_480
 
 
-def _as_text(kind: DuckDBPyType) -> str:
-    """A detected JSON type with every type made of strings (times, dates, UUIDs),
-    however deep, read as text: DuckDB's TIMESTAMPTZ would cut a time's nanoseconds
-    and its UUID would change an identifier's case."""
+def _type_sql(kind: DuckDBPyType) -> str:
+    """A detected JSON type as SQL for read_json's columns, field names quoted."""
     name = str(kind.id)
-    if name in _FROM_TEXT:
-        return "VARCHAR"
     if name not in ("struct", "list", "map"):
         return str(kind)
-    children = [(n, _as_text(t)) for n, t in kind.children if isinstance(t, DuckDBPyType)]
+    children = [(n, _type_sql(t)) for n, t in kind.children if isinstance(t, DuckDBPyType)]
     if name == "struct":
         return f"STRUCT({', '.join(f'{quote_identifier(n)} {t}' for n, t in children)})"
     if name == "list":
@@ -214,15 +199,41 @@ def _as_text(kind: DuckDBPyType) -> str:
     return f"MAP({children[0][1]}, {children[1][1]})"
 
 
+def _has_time(kind: DuckDBPyType) -> bool:
+    if str(kind.id) in _TIMES:
+        return True
+    nested = str(kind.id) in ("struct", "list", "map")
+    return nested and any(isinstance(t, DuckDBPyType) and _has_time(t) for _, t in kind.children)
+
+
 def sniff_jsonl(con: duckdb.DuckDBPyConnection, files: tuple[Path, ...]) -> dict[str, str]:
-    """The type each field of JSON Lines files is read as: DuckDB's detection
-    (numbers, booleans, objects, arrays, times), except that text stays text (a
-    field of times is :data:`TEXT_TIME`: read as text, then to the nanosecond)."""
-    rows = con.sql(load("mapping/sniff_jsonl"), params={"files": [str(f) for f in files]})
-    return {
-        name: TEXT_TIME if str(kind.id) in _TIMES else _as_text(kind)
-        for name, kind in zip(rows.columns, rows.types, strict=True)
-    }
+    """The type each field of JSON Lines files is read as: DuckDB's detection, except
+    that a top-level field of times whose sampled values are all RFC 3339 (or dates)
+    is :data:`TEXT_TIME`: DuckDB reads them as TIMESTAMPTZ, in microseconds. Empty
+    (DuckDB's detection, for every field) where a field of times is in another format
+    or times lie inside objects or arrays: given the fields' types, DuckDB would read
+    times in its default format only."""
+    names = [str(f) for f in files]
+    rows = con.sql(load("mapping/sniff_jsonl"), params={"files": names})
+    detected = list(zip(rows.columns, rows.types, strict=True))
+    if any(str(k.id) not in _TIMES and _has_time(k) for _, k in detected):
+        return {}
+    types = {n: _type_sql(k) for n, k in detected}
+    times = [n for n, k in detected if str(k.id) in _TIMES]
+    if not times:
+        return types
+    as_text = {n: "VARCHAR" if n in times else k for n, k in types.items()}
+    sample = con.sql(load("mapping/read_jsonl"), params={"files": names, "columns": as_text})
+    pattern = quote_literal(f"({RFC3339_PATTERN})|[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}")
+    checks = ", ".join(
+        f"bool_and({quote_identifier(n)} IS NULL"
+        f" OR regexp_full_match({quote_identifier(n)}, {pattern}))"
+        for n in times
+    )
+    found = sample.limit(_SAMPLE).aggregate(checks).fetchall()[0]
+    if False in found:
+        return {}
+    return {n: TEXT_TIME if n in times else k for n, k in types.items()}
 
 
 def file_types(
@@ -250,16 +261,18 @@ def reader(
     if fmt == "parquet":
         return con.sql(load("mapping/read_parquet"), params={"files": names})
     kinds = file_types(con, files, fmt, delimiter) if types is None else types
+    if fmt == "jsonl" and not kinds:
+        return con.sql(load("mapping/read_jsonl_detected"), params={"files": names})
     if fmt == "jsonl":
         read = {c: "VARCHAR" if k == TEXT_TIME else k for c, k in kinds.items()}
         rows = con.sql(load("mapping/read_jsonl"), params={"files": names, "columns": read})
         times = [c for c, k in kinds.items() if k == TEXT_TIME]
         if not times:
             return rows
-        # the text DuckDB detects as times, read to the nanosecond (its TIMESTAMPTZ
-        # holds microseconds)
+        # RFC 3339 text DuckDB detects as times, read to the nanosecond (its
+        # TIMESTAMPTZ holds microseconds)
         items = [
-            f"{text_instant(quote_identifier(c))} AS {quote_identifier(c)}"
+            f"{text_time(quote_identifier(c))} AS {quote_identifier(c)}"
             if c in times
             else quote_identifier(c)
             for c in rows.columns
@@ -282,9 +295,9 @@ def csv_delimiter(spec: TableSpec, files: tuple[Path, ...]) -> str:
     return "\t" if files and all(f.suffix.lower() == ".tsv" for f in files) else ","
 
 
-def _text_columns(spec: TableSpec, columns: list[str]) -> set[str]:
+def _text_columns(spec: TableSpec, columns: list[str], text_times: bool = True) -> set[str]:
     """The files' columns the contract reads as text: those of text columns, of value
-    maps and of text times."""
+    maps and (``text_times``) of text times."""
     schema = table_schema(spec.table).columns
     found = set()
     for name, column in schema.items():
@@ -294,7 +307,7 @@ def _text_columns(spec: TableSpec, columns: list[str]) -> set[str]:
                 found.add(name)
         elif given.column is not None and (
             given.values
-            or (given.timestamp is not None and given.timestamp not in EPOCH_UNITS)
+            or (text_times and given.timestamp is not None and given.timestamp not in EPOCH_UNITS)
             or (logical_type(column) is Logical.STRING and given.timestamp is None)
         ):
             found.add(given.column)
@@ -367,7 +380,7 @@ def expression(spec: ColumnSpec, source_type: str | None) -> str:
         if source_type is not None and source_type.upper().startswith(("TIMESTAMP", "DATE")):
             return base  # a time already (Parquet; an expression of the mapping's)
         if spec.timestamp == RFC3339:
-            return text_instant(f"CAST({base} AS VARCHAR)")
+            return text_time(f"CAST({base} AS VARCHAR)")
         return f"strptime(CAST({base} AS VARCHAR), {quote_literal(spec.timestamp)})"
     return base
 
@@ -422,9 +435,11 @@ def bind_table(
     delimiter = csv_delimiter(spec, files)
     try:
         types = file_types(con, files, fmt, delimiter)
-        if fmt != "parquet":
+        if types:
             named = {c.lower(): c for c in types}
-            for text in _text_columns(spec, list(types)):
+            # JSON: a field DuckDB reads as times stays one, whatever format the
+            # mapping gives (as its detection found them, the format is not needed)
+            for text in _text_columns(spec, list(types), text_times=fmt == "csv"):
                 if text.lower() in named:
                     types[named[text.lower()]] = "VARCHAR"
         rows = reader(con, files, fmt, types, delimiter)
@@ -470,6 +485,11 @@ def bind_table(
             and column.column is not None
             and _text_sample(rows, column.column) is None
         )
+        if column.timestamp == RFC3339 and _numeric(source_type):
+            raise MappingError(
+                f"{where} {name} = {column.label()}: cannot convert {source_type}: rfc3339"
+                " reads text; for numbers give an epoch unit (epoch_s, epoch_ms, ...)"
+            )
         if column.timestamp in EPOCH_UNITS and not (_numeric(source_type) or text_ok):
             raise MappingError(
                 f"{where} {name} = {column.label()}: cannot convert {source_type}: an epoch"

@@ -27,7 +27,7 @@ import duckdb
 from reconcile.db import connect, quote_identifier, quote_literal
 from reconcile.errors import resource_error
 from reconcile.logset.discover import is_hidden
-from reconcile.logset.normalize import text_instant
+from reconcile.logset.normalize import RFC3339_PATTERN, text_instant
 from reconcile.mapping.bind import FILE, ROW, reader
 from reconcile.mapping.names import (
     allowed_values,
@@ -60,11 +60,7 @@ TIME_FORMATS = (
     "%d/%m/%Y %H:%M:%S",
     "%m/%d/%Y %H:%M:%S",
 )
-# RFC 3339 text (a space for the T allowed, the offset optional: none is UTC)
-_RFC3339 = re.compile(
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?"
-    r"([Zz]|[+-][0-9]{2}:[0-9]{2})?"
-)
+_RFC3339 = re.compile(RFC3339_PATTERN)
 DISCRIMINATORS = ("kind", "type", "table", "record_type", "entry_type", "log_type", "record")
 # a source is a table's from this score on (below TABLE_SCORE: a weak match)
 TABLE_MIN = 0.3
