@@ -464,6 +464,23 @@ def test_json_uuids_and_nested_times_keep_duckdbs_types(tmp_path: Path) -> None:
     assert _recorded(logs) == [("e1", S5)]
 
 
+@pytest.mark.parametrize(
+    ("at", "nanos"),
+    [
+        ("2026-01-01T01:00:05+01:00", 7),  # read in DuckDB's default format: kept
+        ("01-01-2026 00:00:05", 0),  # another format: the file is DuckDB's reading
+    ],
+)
+def test_json_nested_times_beside_a_top_level_one(tmp_path: Path, at: str, nanos: int) -> None:
+    """A time inside an object does not cost a top-level RFC 3339 time its
+    nanoseconds, unless DuckDB can only read the nested one by its own detection."""
+    fields = [{"ts": "2026-01-01T00:00:05.000000007Z", "meta": {"at": at}}] * 2
+    mapping = '[receipts.columns]\nrecorded_at = "ts"\n'
+    logs = _jsonl_receipts(tmp_path, fields, mapping)
+    assert validate_logset(logs, mapping="auto").ok
+    assert [ns for _, ns in _recorded(logs)] == [S5 + nanos] * 2
+
+
 def test_rfc3339_on_numbers_names_the_epoch_units(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
