@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import tempfile
 from collections.abc import Iterable
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from reconcile import open_logset
 from reconcile.engine import Analysis, watermarks
+from reconcile.errors import UsageError
 from tests import reference
 from tests.conftest import examples
 from tests.logsets import checkpoint, page, receipt, write_logset
@@ -350,3 +352,25 @@ def test_pages_and_moving_events_agree_with_the_as_of_result(
     assume(not falls_below_a_page(tables))
     path = write_logset(tmp_path_factory.mktemp("moving") / "ls", tables)
     _assert_history_is_as_of(path, ["p0"], range(0, 9))
+
+
+def test_certificates_at_answers_every_point_or_refuses() -> None:
+    """A point of a partition the log set lacks gets its row, with no certificate
+    (it was left out); a point after T is refused (it was answered as at T, while
+    watermarks(as_of=t) gives another value)."""
+    data = Path(__file__).parent.parent / "data" / "stuck"
+    at = datetime(2026, 1, 1, 0, 0, 2)
+    points = pl.DataFrame(
+        {"scope_id": ["s0", "s0", "s0"], "partition_id": ["p0002", "nope", "p0002"]}
+    ).with_columns(pl.Series("t", [at, at, at - timedelta(seconds=1)], pl.Datetime("ns")))
+    with open_logset(data) as logset:
+        analysis = Analysis(logset, at)
+        got = analysis.certificates_at(points)
+        assert got["point_id"].to_list() == [0, 1, 2]
+        assert got["partition_id"].to_list() == ["p0002", "nope", "p0002"]
+        assert got["proven_through"][1] is None
+        (now,) = analysis.watermarks().filter(pl.col("partition_id") == "p0002").to_dicts()
+        assert got["proven_through"][0] == now["proven_through"]
+        later = points.with_columns(pl.col("t") + pl.duration(nanoseconds=1))
+        with pytest.raises(UsageError, match="after T"):
+            analysis.certificates_at(later)

@@ -293,16 +293,39 @@ class Analysis:
         """Each point's consumer, provider, proven, refutation and claimed certificates.
 
         ``points`` has columns scope_id, partition_id and t (instants up to T); the
-        result has a row per point, in the same order, with ``point_id`` its index.
+        result has a row per point, in the same order, with ``point_id`` its index: a
+        partition the log set does not hold has null certificates. A t after T (or
+        none) is refused: what the log holds after T is not read, so a later instant
+        needs an analysis with a later ``as_of``.
         """
+        missing = sorted({"scope_id", "partition_id", "t"} - set(points.columns))
+        if missing:
+            raise UsageError(f"certificates_at: points need column(s) {', '.join(missing)}")
         numbered = points.select(
             pl.int_range(pl.len(), dtype=pl.Int64).alias("point_id"),
             pl.col("scope_id").cast(pl.String),
             pl.col("partition_id").cast(pl.String),
             pl.col("t").cast(pl.Datetime("ns")),
         )
+        # compared in integer nanoseconds: a Python datetime holds microseconds
+        limit = pl.Series([self._ns.as_of_literal]).str.to_datetime(time_unit="ns")
+        late = numbered.filter(
+            pl.col("t").is_null() | (pl.col("t").dt.epoch("ns") > limit.dt.epoch("ns").item())
+        )
+        if late.height:
+            first = late.row(0, named=True)
+            raise UsageError(
+                f"certificates_at: {late.height} point(s) with no t or a t after T"
+                f" ({self.as_of_iso}), the first point {first['point_id']} at {first['t']}:"
+                " open an Analysis with a later as_of to ask about later instants"
+            )
         self.put("rc_asked_points", numbered)
-        return self.read("rc_asked_certificates")
+        found = self.read("rc_asked_certificates")
+        return (
+            numbered.join(found.drop("scope_id", "partition_id", "t"), on="point_id", how="left")
+            .select(found.columns)
+            .sort("point_id")
+        )
 
 
 def last_uses(steps: list[Step], names: set[str]) -> dict[int, list[str]]:
