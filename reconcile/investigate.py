@@ -14,7 +14,8 @@ from reconcile.engine.analysis import Analysis
 def event_trail(
     analysis: Analysis, scope_id: str, partition_id: str, event_id: str
 ) -> pl.DataFrame:
-    """Every receipt of one event, with the page and fetch it came from."""
+    """Every receipt of one event recorded up to the analysis's T, with the page and
+    fetch it came from (as the analysis's other answers, nothing after T)."""
     return analysis.query(
         "investigate/event_trail",
         scope_id=scope_id,
@@ -24,7 +25,8 @@ def event_trail(
 
 
 def partition_pages(analysis: Analysis, scope_id: str, partition_id: str) -> pl.DataFrame:
-    """A partition's page fetches in order, with their tokens and receipts."""
+    """A partition's page fetches up to the analysis's T, in order, with their tokens
+    and receipts (as the analysis's other answers, nothing after T)."""
     return analysis.query(
         "investigate/partition_pages", scope_id=scope_id, partition_id=partition_id
     )

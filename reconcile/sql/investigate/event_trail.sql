@@ -1,5 +1,6 @@
--- Everything the log set says about one event: each receipt, with the page it came
--- on and that page's fetch (attempt, sequence, tokens, finality), in time order.
+-- Everything the log set says about one event up to T: each receipt recorded at or
+-- before T, with the page it came on and that page's fetch (attempt, sequence,
+-- tokens, finality; a page fetched after T is not known at T), in time order.
 SELECT
     r.recorded_at,
     r.attempt_id,
@@ -16,6 +17,8 @@ SELECT
     g.next_token,
     g.finality_through
 FROM receipts AS r
-LEFT JOIN pages AS g ON g.scope_id = r.scope_id AND g.page_id = r.page_id
+LEFT JOIN pages AS g
+    ON g.scope_id = r.scope_id AND g.page_id = r.page_id AND g.fetched_at <= rc_as_of()
 WHERE r.scope_id = $scope_id AND r.partition_id = $partition_id AND r.event_id = $event_id
+    AND r.recorded_at <= rc_as_of()
 ORDER BY r.recorded_at, r.attempt_id

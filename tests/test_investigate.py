@@ -1,0 +1,51 @@
+"""The notebook's investigation helpers answer at the analysis's T, as the analysis's
+other answers do: a partition's pages and an event's receipts after T were listed
+beside watermarks as of T, and the notebook's cells disagreed."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import polars as pl
+
+from reconcile import open_logset
+from reconcile.engine import Analysis
+from reconcile.investigate import event_trail, partition_pages
+
+STUCK = Path(__file__).parent.parent / "data" / "stuck"
+T = datetime(2026, 1, 1, 0, 0, 2)
+
+
+def test_pages_and_trails_stop_at_t() -> None:
+    with open_logset(STUCK) as logset:
+        whole = Analysis(logset)
+        early = Analysis(logset, T)
+        all_pages = partition_pages(whole, "s0", "p0002")
+        pages = partition_pages(early, "s0", "p0002")
+        assert 0 < pages.height < all_pages.height
+        assert pages["fetched_at"].max() <= T
+        assert pages.equals(
+            all_pages.filter(pl.col("fetched_at") <= T)
+            .drop("receipts")
+            .hstack([pages["receipts"]])
+            .select(pages.columns)
+        )
+        # an event received after T: no trail at T, one in the whole log
+        (event,) = logset.con.sql(
+            "SELECT min(event_id) FROM receipts WHERE scope_id = 's0'"
+            " AND partition_id = 'p0002' AND recorded_at > $t",
+            params={"t": T},
+        ).fetchall()[0]
+        assert event is not None
+        assert event_trail(early, "s0", "p0002", event).height == 0
+        assert event_trail(whole, "s0", "p0002", event).height > 0
+        # and one received before T: the same trail either way
+        (before,) = logset.con.sql(
+            "SELECT min(event_id) FROM receipts WHERE scope_id = 's0'"
+            " AND partition_id = 'p0002' AND recorded_at <= $t",
+            params={"t": T},
+        ).fetchall()[0]
+        trail = event_trail(early, "s0", "p0002", before)
+        assert trail.height > 0 and trail["recorded_at"].max() <= T
+        assert trail.equals(event_trail(whole, "s0", "p0002", before))
