@@ -9,6 +9,7 @@ runs what it needs, once; results are Polars frames.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Collection, Mapping
 from datetime import datetime
 from typing import Any
@@ -53,6 +54,7 @@ class Analysis:
         *,
         registry: Registry | None = None,
     ) -> None:
+        logset.check_unchanged()
         self.logset = logset
         self.settings = settings or AuditSettings()
         self.registry = registry or REGISTRY
@@ -66,6 +68,9 @@ class Analysis:
         self._given: set[str] = set()
         self._checked: set[str] = set()
         self._present = frozenset(logset.present)
+        # one thread at a time runs steps and reads results (Python threads may
+        # share an analysis; its working tables are one set)
+        self._lock = threading.RLock()
 
     # -- what it is --------------------------------------------------------------
 
@@ -115,8 +120,12 @@ class Analysis:
         )
 
     def run(self, *tables: str, never_reads: Collection[str] = ()) -> None:
-        """Compute ``tables`` (working tables, ``rc_*``) and what they need."""
-        self._execute(self.plan(*tables, never_reads=never_reads))
+        """Compute ``tables`` (working tables, ``rc_*``) and what they need. One
+        thread at a time: an analysis's steps share its working tables."""
+        with self._lock:
+            if not self.logset.closed:  # else the namespace says the analysis is closed
+                self.logset.check_unchanged()
+            self._execute(self.plan(*tables, never_reads=never_reads))
 
     def _execute(self, steps: Plan) -> None:
         for index, item in enumerate(steps.items):
@@ -220,11 +229,12 @@ class Analysis:
         missing = [c for c in declared.column_names if c not in data.columns]
         if missing:
             raise UsageError(f"{name} needs columns {missing}")
-        for dependent in dependents(self.registry, name):
-            if dependent in self._available and dependent not in self._given:
-                self._forget(dependent)
-        self._ns.put_cast(declared, data.select(declared.column_names).to_arrow())
-        self._available.add(name)
+        with self._lock:
+            for dependent in dependents(self.registry, name):
+                if dependent in self._available and dependent not in self._given:
+                    self._forget(dependent)
+            self._ns.put_cast(declared, data.select(declared.column_names).to_arrow())
+            self._available.add(name)
 
     def empty(self, name: str) -> pa.Table:
         """A working table's declared columns, without rows."""
@@ -232,8 +242,9 @@ class Analysis:
 
     def arrow(self, *tables: str) -> dict[str, pa.Table]:
         """Working tables as Arrow tables (computed first where needed)."""
-        self.run(*tables)
-        return {name: self._ns.arrow(name, self._declared(name).order) for name in tables}
+        with self._lock:
+            self.run(*tables)
+            return {name: self._ns.arrow(name, self._declared(name).order) for name in tables}
 
     def read(self, table: str) -> pl.DataFrame:
         """A working table as a Polars frame, in its declared order (computed first
@@ -243,8 +254,9 @@ class Analysis:
     def query(self, query: str, *, reads: tuple[str, ...] = (), **params: Any) -> pl.DataFrame:
         """A named read-only query (``sql/<query>.sql``) with its parameters bound,
         after the working tables it ``reads``."""
-        self.run(*reads)
-        return frame(self._ns.query_arrow(query, params))
+        with self._lock:
+            self.run(*reads)
+            return frame(self._ns.query_arrow(query, params))
 
     def phase(self, name: str) -> dict[str, pa.Table]:
         """Run a phase of the pipeline (:data:`~reconcile.engine.registry.PHASES`)
@@ -319,8 +331,9 @@ class Analysis:
                 f" ({self.as_of_iso}), the first point {first['point_id']} at {first['t']}:"
                 " open an Analysis with a later as_of to ask about later instants"
             )
-        self.put("rc_asked_points", numbered)
-        found = self.read("rc_asked_certificates")
+        with self._lock:
+            self.put("rc_asked_points", numbered)
+            found = self.read("rc_asked_certificates")
         return (
             numbered.join(found.drop("scope_id", "partition_id", "t"), on="point_id", how="left")
             .select(found.columns)

@@ -18,7 +18,7 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from reconcile.db import Engine
-from reconcile.errors import InputError
+from reconcile.errors import InputError, UsageError
 from reconcile.logset.discover import LogSetFiles
 from reconcile.logset.file_schemas import FileSchema
 from reconcile.logset.normalize import (
@@ -63,6 +63,9 @@ class LogSet:
         tolerate: bool = False,
     ) -> None:
         self.files = files
+        # what each file was when the log set was opened: a file rewritten or removed
+        # since is refused (check_unchanged), never read half old, half new
+        self._stamps = {path: _stamp(path) for path in _watched(files)}
         self.file_schemas = dict(file_schemas)
         self.coordinate = coordinate
         self.engine = engine
@@ -144,16 +147,34 @@ class LogSet:
             relation = checkpoints_relation(self.con, relation, schemas, mapped=mapped is not None)
         relation.create_view(name, replace=True)
 
+    def check_unchanged(self) -> None:
+        """Raise :class:`InputError` where a file of the log set was rewritten or
+        removed since it was opened: its tables were planned from the files as they
+        were (schemas, T), and an answer read from changed files would mix the two.
+        A closed log set raises :class:`UsageError`."""
+        if self.closed:
+            raise UsageError(f"the log set {self.path} is closed: open it again to read it")
+        for path, stamp in self._stamps.items():
+            now = _stamp(path)
+            if now != stamp:
+                how = "removed" if now is None else "changed"
+                raise InputError(
+                    f"{self.files.relative(path)} was {how} after the log set {self.path}"
+                    " was opened: open it again to read it as it is now"
+                )
+
     def relation(self, table: str) -> duckdb.DuckDBPyRelation:
         """The normalized DuckDB view of a table."""
         if table not in TABLES:
             raise KeyError(f"no contract table {table!r}")
+        self.check_unchanged()
         if table in self.skipped:
             raise InputError(f"table {table} of {self.path} could not be read")
         return self.con.table(table)
 
     def lazyframe(self, table: str) -> pl.LazyFrame:
         """The normalized Polars LazyFrame of a table (empty when absent)."""
+        self.check_unchanged()
         if table in self.skipped:
             raise InputError(f"table {table} of {self.path} could not be read")
         overwrite = table == "checkpoints" and any(
@@ -182,6 +203,11 @@ class LogSet:
             pq.ParquetFile(file.path).metadata.num_rows for file in self.file_schemas.get(table, [])
         )
 
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called (its DuckDB connection is gone)."""
+        return self.engine.spill_folder is None
+
     def close(self) -> None:
         self.engine.close()
 
@@ -190,3 +216,20 @@ class LogSet:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _watched(files: LogSetFiles) -> tuple[Path, ...]:
+    """Every file the log set's tables read, the mapped ones' included."""
+    found = dict.fromkeys(files.all_files)
+    for source in files.mapped.values():
+        found.update(dict.fromkeys(source.files))
+    return tuple(found)
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """A file's size, modification time and inode (None: no longer there)."""
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return (status.st_size, status.st_mtime_ns, status.st_ino)

@@ -1,0 +1,67 @@
+"""The library, as a notebook uses it: an answer is never read from files that
+changed after the log set was opened (it mixed old and new: one analysis gave
+frontiers from the old checkpoints and a history from the new, and a LazyFrame
+misread a rewritten file's times), a closed log set says so, and one analysis
+shared by threads gives each the answer it would give alone."""
+
+from __future__ import annotations
+
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from reconcile import open_logset
+from reconcile.engine import Analysis
+from reconcile.errors import InputError, UsageError
+
+STUCK = Path(__file__).parent.parent / "data" / "stuck"
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(STUCK, tmp_path / "stuck"))
+
+
+def test_a_rewritten_file_is_refused(copy: Path) -> None:
+    with open_logset(copy) as logset:
+        analysis = Analysis(logset)
+        analysis.frontiers()
+        rows = pl.read_parquet(copy / "checkpoints.parquet")
+        rows.head(rows.height // 2).write_parquet(copy / "checkpoints.parquet")
+        with pytest.raises(InputError, match=r"checkpoints.parquet was changed after"):
+            analysis.frontier_history()
+        with pytest.raises(InputError, match="changed"):
+            logset.lazyframe("checkpoints")
+        with pytest.raises(InputError, match="changed"):
+            logset.relation("receipts")
+
+
+def test_a_removed_file_is_refused(copy: Path) -> None:
+    with open_logset(copy) as logset:
+        (copy / "pages.parquet").unlink()
+        with pytest.raises(InputError, match=r"pages.parquet was removed after"):
+            Analysis(logset).watermarks()
+
+
+def test_a_closed_logset_says_so() -> None:
+    logset = open_logset(STUCK)
+    logset.close()
+    with pytest.raises(UsageError, match="is closed"):
+        Analysis(logset)
+    with pytest.raises(UsageError, match="is closed"):
+        logset.lazyframe("receipts")
+
+
+def test_one_analysis_shared_by_threads() -> None:
+    with open_logset(STUCK) as logset:
+        alone = Analysis(logset)
+        want = [alone.watermarks(), alone.frontiers(), alone.frontier_history()]
+        shared = Analysis(logset)
+        calls = [shared.watermarks, shared.frontiers, shared.frontier_history] * 3
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            got = list(pool.map(lambda call: call(), calls))
+    for index, frame in enumerate(got):
+        assert frame.equals(want[index % 3])
