@@ -429,3 +429,35 @@ def test_validate_shows_an_example_row_to_the_nanosecond(
     (problem,) = json.loads(out)["problems"]
     assert problem["check"] == "isin"
     assert problem["examples"][0]["published_at"] == "2026-01-01T00:00:03.000000007"
+
+
+def test_int96_times_finer_than_a_microsecond_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """INT96 (Impala, Hive) holds nanoseconds and DuckDB reads it to the microsecond:
+    e2's failure, 500 ns past 5 s, was read at 5 s (a probe's claim 500 ns past an
+    event, read cut, went unseen: exit 0).
+    Whole microseconds in INT96 (Spark's) read exactly."""
+    logset = last_row_logset(tmp_path / "ns")
+    for name in ("receipts", "checkpoints"):
+        rows = pq.read_table(logset / f"{name}.parquet")
+        pq.write_table(rows, logset / f"{name}.parquet", use_deprecated_int96_timestamps=True)
+    code, out = run(capsys, "validate", str(logset), "--json")
+    assert code == 2
+    (problem,) = json.loads(out)["problems"]
+    assert (problem["check"], problem["table"], problem["column"]) == (
+        "int96_nanoseconds",
+        "receipts",
+        "recorded_at",
+    )
+    assert problem["examples"][0]["recorded_at"] == "2026-01-01T00:00:05.000000500"
+
+    whole = last_row_logset(tmp_path / "us")
+    rows = pq.read_table(whole / "receipts.parquet")
+    micros = rows.set_column(
+        rows.schema.get_field_index("recorded_at"),
+        "recorded_at",
+        pa.array([at_ns(1), at_ns(5, 1000)], NS),
+    )
+    pq.write_table(micros, whole / "receipts.parquet", use_deprecated_int96_timestamps=True)
+    assert run(capsys, "validate", str(whole))[0] == 0

@@ -22,6 +22,9 @@ class FileSchema:
     # the file's own column names as written, in order, repeats included (a Parquet
     # file may repeat a name; ``columns`` keeps one of them)
     names: tuple[str, ...] = ()
+    # its columns stored as INT96 timestamps (Impala's, Hive's, old Spark's): DuckDB
+    # reads them to the microsecond, pyarrow to the nanosecond
+    int96: tuple[str, ...] = ()
 
 
 def read_file_schemas(
@@ -55,5 +58,25 @@ def read_file_schemas(
         columns = {field.name: field.type for field in arrow_schema}
         for key in hive:
             columns.setdefault(key, pa.string())
-        schemas.append(FileSchema(path, columns, hive, tuple(arrow_schema.names)))
+        schemas.append(
+            FileSchema(
+                path, columns, hive, tuple(arrow_schema.names), _int96_columns(path, columns)
+            )
+        )
     return schemas, problems
+
+
+def _int96_columns(path: Path, columns: dict[str, pa.DataType]) -> tuple[str, ...]:
+    """The top-level columns of a file stored as INT96 (read as nanosecond timestamps;
+    only those are looked for, in the footer read again)."""
+    if not any(pa.types.is_timestamp(t) and t.unit == "ns" for t in columns.values()):
+        return ()
+    try:
+        schema = pq.read_metadata(path).schema
+    except (OSError, ValueError, pa.ArrowException):
+        return ()
+    return tuple(
+        schema.column(i).name
+        for i in range(len(schema))
+        if schema.column(i).physical_type == "INT96" and "." not in schema.column(i).path
+    )

@@ -20,6 +20,7 @@ from reconcile.logset.file_schemas import FileSchema
 from reconcile.logset.normalize import DAWN, DUSK, TIME_FIRST, TIME_LAST
 from reconcile.logset.overwrite import without_cas
 from reconcile.problems import Problem
+from reconcile.validate.int96 import int96_problems
 from reconcile_schemas import REQUIRED_TABLES, CoordinateType, Logical, logical_type, table_schema
 from reconcile_schemas.names import CAS_COLUMNS
 
@@ -246,6 +247,7 @@ def check_structure(
     for table, schemas in file_schemas.items():
         problems.extend(_name_problems(files, table, schemas))
         problems.extend(_column_problems(files, table, schemas, coordinate))
+        problems.extend(int96_problems(files, table, schemas))
     mixed = _coordinate_problems(files, coordinate_cols, coordinate)
     problems.extend(mixed)
     broken = {p.table for p in problems if p.table and p.check != "missing_table"}

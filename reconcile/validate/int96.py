@@ -1,0 +1,87 @@
+"""INT96 timestamps finer than a microsecond: refused.
+
+Impala and Hive write timestamps as Parquet INT96, which holds nanoseconds. pyarrow
+reads them exactly; DuckDB, the engine, reads them to the microsecond, so two times
+less than a microsecond apart would become one and a claim could move past an event
+(a wrong answer, not an error). A file whose INT96 column holds such a time is
+refused, naming its rows; INT96 times in whole microseconds (Spark's) read exactly
+and pass. The check reads only those columns of only those files, batch by batch, in
+Arrow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from reconcile.logset.discover import LogSetFiles
+from reconcile.logset.file_schemas import FileSchema
+from reconcile.problems import Problem
+from reconcile_schemas import table_schema
+
+_BATCH = 1 << 16
+
+
+def _text(nanos: int) -> str:
+    """An instant in nanoseconds since the epoch as ISO text with nine digits."""
+    whole = datetime.fromtimestamp(nanos // 10**9, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    return f"{whole}.{nanos % 10**9:09d}"
+
+
+def _finer(column: pa.Array) -> pa.Array:
+    """Which of a nanosecond timestamp array's values are not whole microseconds."""
+    micros = pc.cast(column, pa.timestamp("us", column.type.tz), safe=False)
+    return pc.fill_null(pc.not_equal(pc.cast(micros, column.type), column), False)
+
+
+def int96_problems(
+    files: LogSetFiles, table: str, schemas: Sequence[FileSchema], max_examples: int = 5
+) -> list[Problem]:
+    """A problem per contract column of ``table`` whose INT96 values, in any file,
+    hold a time finer than a microsecond."""
+    contract = set(table_schema(table).columns)
+    problems = []
+    for file in schemas:
+        for name in (c for c in file.int96 if c in contract):
+            count, examples = 0, list[dict[str, object]]()
+            offset = 0
+            for batch in pq.ParquetFile(file.path).iter_batches(batch_size=_BATCH, columns=[name]):
+                column = batch.column(0)
+                finer = _finer(column)
+                found = pc.sum(finer).as_py() or 0
+                if found and len(examples) < max_examples:
+                    for index in pc.indices_nonzero(finer).to_pylist()[
+                        : max_examples - len(examples)
+                    ]:
+                        nanos = column[index].value  # since the epoch
+                        examples.append(
+                            {
+                                "file": files.relative(file.path),
+                                "row": offset + index,
+                                name: _text(nanos),
+                            }
+                        )
+                count += found
+                offset += batch.num_rows
+            if count:
+                problems.append(
+                    Problem(
+                        check="int96_nanoseconds",
+                        table=table,
+                        column=name,
+                        files=(files.relative(file.path),),
+                        failing_rows=count,
+                        message=(
+                            f"column {name} is stored as INT96 with times finer than a"
+                            " microsecond, which the engine would read to the microsecond:"
+                            " write it as an INT64 timestamp in nanoseconds (pyarrow's"
+                            " default; Impala and Hive write INT96)"
+                        ),
+                        examples=tuple(examples),
+                    )
+                )
+    return problems
