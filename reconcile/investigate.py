@@ -6,9 +6,23 @@ tables; notebooks call these instead of carrying logic in their cells.
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 
 from reconcile.engine.analysis import Analysis
+from reconcile.errors import UsageError
+
+# T as Analysis.as_of_iso writes it: naive UTC, to the nanosecond
+_ISO = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?")
+
+
+def _texts(**names: object) -> None:
+    """Identifiers are text, as the contract's columns: another type is refused (it
+    matched no row, or failed in DuckDB's cast)."""
+    for key, value in names.items():
+        if not isinstance(value, str):
+            raise UsageError(f"{key} is text, not {type(value).__name__} ({value!r})")
 
 
 def event_trail(
@@ -16,6 +30,7 @@ def event_trail(
 ) -> pl.DataFrame:
     """Every receipt of one event recorded up to the analysis's T, with the page and
     fetch it came from (as the analysis's other answers, nothing after T)."""
+    _texts(scope_id=scope_id, partition_id=partition_id, event_id=event_id)
     return analysis.query(
         "investigate/event_trail",
         scope_id=scope_id,
@@ -27,6 +42,7 @@ def event_trail(
 def partition_pages(analysis: Analysis, scope_id: str, partition_id: str) -> pl.DataFrame:
     """A partition's page fetches up to the analysis's T, in order, with their tokens
     and receipts (as the analysis's other answers, nothing after T)."""
+    _texts(scope_id=scope_id, partition_id=partition_id)
     return analysis.query(
         "investigate/partition_pages", scope_id=scope_id, partition_id=partition_id
     )
@@ -120,6 +136,11 @@ def longest_hold(history: pl.DataFrame, as_of: object, basis: str = "claimed") -
     since, until (T for the last stretch), frontier, minutes. ``as_of`` is T: pass
     ``Analysis.as_of_iso`` (exact) rather than ``Analysis.as_of`` (a datetime, to the
     microsecond)."""
+    if isinstance(as_of, str) and not _ISO.fullmatch(as_of):
+        raise UsageError(
+            f"longest_hold: as_of {as_of!r} is not in Analysis.as_of_iso's form"
+            " (naive UTC, 2026-01-01T00:00:05.000000500): pass analysis.as_of_iso"
+        )
     end = (
         pl.lit(as_of).str.to_datetime("%Y-%m-%dT%H:%M:%S%.f", time_unit="ns")
         if isinstance(as_of, str)

@@ -8,10 +8,12 @@ from datetime import datetime
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from reconcile import open_logset
 from reconcile.engine import Analysis
-from reconcile.investigate import event_trail, partition_pages
+from reconcile.errors import UsageError
+from reconcile.investigate import event_trail, longest_hold, partition_pages
 
 STUCK = Path(__file__).parent.parent / "data" / "stuck"
 T = datetime(2026, 1, 1, 0, 0, 2)
@@ -49,3 +51,16 @@ def test_pages_and_trails_stop_at_t() -> None:
         trail = event_trail(early, "s0", "p0002", before)
         assert trail.height > 0 and trail["recorded_at"].max() <= T
         assert trail.equals(event_trail(whole, "s0", "p0002", before))
+
+
+def test_wrong_argument_types_are_said_so() -> None:
+    """A number where an identifier or T is text was an internal error (a DuckDB
+    cast) or a raw Polars error; an epoch number for as_of is refused by name."""
+    with open_logset(STUCK) as logset:
+        analysis = Analysis(logset)
+        with pytest.raises(UsageError, match="event_id is text, not int"):
+            event_trail(analysis, "s0", "p0002", 5)  # type: ignore[arg-type]
+        with pytest.raises(UsageError, match="as_of_iso's form"):
+            longest_hold(analysis.frontier_history(), "2026-01-01T00:00:05Z")
+        with pytest.raises(UsageError, match="is a number"):
+            Analysis(logset, 1_767_225_605)  # type: ignore[arg-type]

@@ -40,6 +40,11 @@ _SERIAL = itertools.count(1)
 
 def _as_text(value: Any) -> str:
     """A timestamp as text DuckDB parses back without losing nanoseconds."""
+    if isinstance(value, (bool, int, float)):
+        raise UsageError(
+            f"as_of {value!r} is a number: give a datetime or ISO 8601 text (an epoch's"
+            " unit would be a guess)"
+        )
     if isinstance(value, datetime):
         if value.tzinfo is not None:
             return value.isoformat()
