@@ -110,6 +110,9 @@ def test_a_claim_at_a_time_the_engine_cannot_hold_is_rejected_with_its_row(
     assert problem["failing_rows"] == 1
     assert problem["examples"][0]["file"] == "checkpoints.parquet"
     assert problem["examples"][0]["row"] == 0
+    # the value as the file holds it, not the null it normalizes to
+    shown = problem["examples"][0]["watermark"]
+    assert shown is not None, what
     code, _, err = run(capsys, "audit", str(path), "--out", str(tmp_path / "r"))
     assert code == EXIT_INVALID
     assert "timestamp_in_range" in err

@@ -36,6 +36,7 @@ from reconcile.validate.compile import (
     time_range_checks,
     unique_columns,
 )
+from reconcile.validate.raw import with_raw_values
 from reconcile_schemas import Rule, table_schema
 
 _FILE = quote_identifier(FILE_COLUMN)
@@ -180,6 +181,14 @@ def check_rows(logset: LogSet, table: str, max_examples: int) -> tuple[list[Prob
             continue
         columns = _shown(table, check.shows)
         shown = logset.con.sql(_example_query(table, check.fails, columns, max_examples))
+        examples = _examples(logset, shown, columns)
+        if (
+            check.check == "timestamp_in_range"
+            and check.column
+            and table not in logset.files.mapped
+        ):
+            # the normalized value of a time out of range is null: show the file's
+            examples = with_raw_values(examples, logset.path, check.column)
         problems.append(
             Problem(
                 check=check.check,
@@ -188,7 +197,7 @@ def check_rows(logset: LogSet, table: str, max_examples: int) -> tuple[list[Prob
                 files=tuple(logset.files.relative(f) for f in sorted(failing)),
                 failing_rows=sum(failing.values()),
                 message=check.message,
-                examples=_examples(logset, shown, columns),
+                examples=examples,
             )
         )
     return problems, sum(row[1] for row in per_file)
