@@ -9,7 +9,7 @@ from reconcile.db import Engine
 from reconcile.errors import InvalidLogSet
 from reconcile.logset.coordinate import coordinate_columns, infer_coordinate
 from reconcile.logset.file_schemas import FileSchema, read_file_schemas
-from reconcile.logset.load import LogSet
+from reconcile.logset.load import LogSet, file_stamps
 from reconcile.mapping import LogMapping
 from reconcile.mapping.discover import discover_with_mapping
 from reconcile.validate import validate_files
@@ -33,6 +33,7 @@ def open_logset(
     applied unasked: without ``mapping`` a log set that holds one is refused.
     """
     files = discover_with_mapping(path, mapping)
+    stamps = file_stamps(files)  # before validation reads them
     if validate:
         report = validate_files(files, config=config)
         if not report.ok:
@@ -41,4 +42,12 @@ def open_logset(
     for name, table in files.tables.items():
         schemas[name], _ = read_file_schemas(files, table)
     coordinate = infer_coordinate(coordinate_columns(schemas))
-    return LogSet(files, schemas, coordinate, Engine(config, readable=files.all_files))
+    logset = LogSet(
+        files, schemas, coordinate, Engine(config, readable=files.all_files), stamps=stamps
+    )
+    try:
+        logset.check_unchanged()  # nothing was rewritten while it was validated
+    except BaseException:
+        logset.close()
+        raise
+    return logset

@@ -27,12 +27,18 @@ def test_pages_and_trails_stop_at_t() -> None:
         pages = partition_pages(early, "s0", "p0002")
         assert 0 < pages.height < all_pages.height
         assert pages["fetched_at"].max() <= T
-        assert pages.equals(
-            all_pages.filter(pl.col("fetched_at") <= T)
-            .drop("receipts")
-            .hstack([pages["receipts"]])
-            .select(pages.columns)
+        assert pages.drop("receipts").equals(
+            all_pages.filter(pl.col("fetched_at") <= T).drop("receipts")
         )
+        # each page's receipts counted up to T only
+        counted = dict(
+            logset.con.sql(
+                "SELECT page_id, count(*) FILTER (WHERE recorded_at <= $t) FROM receipts"
+                " WHERE scope_id = 's0' GROUP BY page_id",
+                params={"t": T},
+            ).fetchall()
+        )
+        assert pages["receipts"].to_list() == [counted.get(g, 0) for g in pages["page_id"]]
         # an event received after T: no trail at T, one in the whole log
         (event,) = logset.con.sql(
             "SELECT min(event_id) FROM receipts WHERE scope_id = 's0'"
@@ -64,3 +70,18 @@ def test_wrong_argument_types_are_said_so() -> None:
             longest_hold(analysis.frontier_history(), "2026-01-01T00:00:05Z")
         with pytest.raises(UsageError, match="is a number"):
             Analysis(logset, 1_767_225_605)  # type: ignore[arg-type]
+
+
+def test_a_page_counts_its_receipts_up_to_t() -> None:
+    with open_logset(STUCK) as logset:
+        whole = partition_pages(Analysis(logset), "s0", "p0002")
+        first = whole["page_id"][0]
+        # T at the 51st receipt of the partition's first page
+        ((t,),) = logset.con.sql(
+            "SELECT recorded_at FROM receipts WHERE scope_id = 's0' AND page_id = $g"
+            " ORDER BY recorded_at LIMIT 1 OFFSET 50",
+            params={"g": first},
+        ).fetchall()
+        pages = partition_pages(Analysis(logset, t), "s0", "p0002")
+    assert whole["receipts"][0] > 51
+    assert pages.filter(pl.col("page_id") == first)["receipts"].to_list() == [51]

@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from reconcile import open_logset
+from reconcile import api, open_logset
 from reconcile.engine import Analysis
 from reconcile.errors import InputError, UsageError
 
@@ -65,3 +65,35 @@ def test_one_analysis_shared_by_threads() -> None:
             got = list(pool.map(lambda call: call(), calls))
     for index, frame in enumerate(got):
         assert frame.equals(want[index % 3])
+
+
+def test_history_of_one_partition_per_thread() -> None:
+    """history(partitions) selects, then reads: two threads' selections interleaved
+    and one got another's partition."""
+    with open_logset(STUCK) as logset:
+        alone = Analysis(logset)
+        parts = alone.read("rc_partitions")
+        picks = [parts.slice(i, 1) for i in range(4)]
+        want = [alone.history(p) for p in picks]
+        shared = Analysis(logset)
+        for _ in range(5):
+            with ThreadPoolExecutor(max_workers=4) as pool:
+                got = list(pool.map(shared.history, picks))
+            assert all(g.equals(w) for g, w in zip(got, want, strict=True))
+
+
+def test_a_file_rewritten_while_it_is_validated_is_refused(
+    copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files are what validation read: stamped when found, checked once open."""
+    validate = api.validate_files
+
+    def then_rewrite(*args: object, **kwargs: object) -> object:
+        report = validate(*args, **kwargs)  # type: ignore[arg-type]
+        rows = pl.read_parquet(copy / "receipts.parquet")
+        rows.with_columns(pl.lit("bogus").alias("outcome")).write_parquet(copy / "receipts.parquet")
+        return report
+
+    monkeypatch.setattr(api, "validate_files", then_rewrite)
+    with pytest.raises(InputError, match=r"receipts\.parquet was changed"):
+        open_logset(copy)

@@ -94,8 +94,10 @@ class Analysis:
         return name in self._given
 
     def close(self) -> None:
-        """Drop every working table of this analysis."""
-        self._ns.close()
+        """Drop every working table of this analysis (after a step running in
+        another thread)."""
+        with self._lock:
+            self._ns.close()
 
     def __enter__(self) -> Analysis:
         return self
@@ -203,6 +205,10 @@ class Analysis:
     def preset(self, tables: Mapping[str, pa.Table]) -> None:
         """Take working tables as given instead of computing them (what another
         process computed for a phase: :data:`~reconcile.engine.registry.PHASES`)."""
+        with self._lock:
+            self._preset(tables)
+
+    def _preset(self, tables: Mapping[str, pa.Table]) -> None:
         computed = self._available - self._given
         if computed:
             raise UsageError(
@@ -261,6 +267,10 @@ class Analysis:
     def phase(self, name: str) -> dict[str, pa.Table]:
         """Run a phase of the pipeline (:data:`~reconcile.engine.registry.PHASES`)
         on what was given, and return what it produces."""
+        with self._lock:
+            return self._phase(name)
+
+    def _phase(self, name: str) -> dict[str, pa.Table]:
         phase = self.registry.phase(name)
         missing = [t for t in phase.given if t not in self._available]
         if missing:
@@ -296,10 +306,11 @@ class Analysis:
         grows with the receipts of the partitions asked for: pass ``partitions``
         (scope_id, partition_id) to look at a few.
         """
-        if partitions is None:
-            partitions = self.read("rc_partitions")
-        self.put("rc_selected", partitions)
-        return self.read("rc_timelines")
+        with self._lock:  # the selection and its reading, one thread's
+            if partitions is None:
+                partitions = self.read("rc_partitions")
+            self.put("rc_selected", partitions)
+            return self.read("rc_timelines")
 
     def certificates_at(self, points: pl.DataFrame) -> pl.DataFrame:
         """Each point's consumer, provider, proven, refutation and claimed certificates.

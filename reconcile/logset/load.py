@@ -61,11 +61,13 @@ class LogSet:
         *,
         skip: frozenset[str] = frozenset(),
         tolerate: bool = False,
+        stamps: Mapping[Path, tuple[int, int, int] | None] | None = None,
     ) -> None:
         self.files = files
-        # what each file was when the log set was opened: a file rewritten or removed
+        # what each file was when the log set was opened (``stamps``: taken when its
+        # files were found, before validation read them): a file rewritten or removed
         # since is refused (check_unchanged), never read half old, half new
-        self._stamps = {path: _stamp(path) for path in _watched(files)}
+        self._stamps = dict(stamps) if stamps is not None else file_stamps(files)
         self.file_schemas = dict(file_schemas)
         self.coordinate = coordinate
         self.engine = engine
@@ -216,6 +218,11 @@ class LogSet:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def file_stamps(files: LogSetFiles) -> dict[Path, tuple[int, int, int] | None]:
+    """What each file of a log set is now (size, modification time, inode)."""
+    return {path: _stamp(path) for path in _watched(files)}
 
 
 def _watched(files: LogSetFiles) -> tuple[Path, ...]:
