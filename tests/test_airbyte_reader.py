@@ -206,6 +206,9 @@ def test_what_it_cannot_read_is_refused(tmp_path: Path, capsys: pytest.CaptureFi
          "no sync has a STATE holding an incremental stream's cursor"),
         ([[{"type": "TRACE", "trace": {"emitted_at": MS}}]], None,
          "no sync holds an Airbyte RECORD or STATE message"),
+        # a state value the cursor cannot read: it was a claim of nothing (exit 0)
+        ([[_record("a", 1, 0), _stream_state(18446744073709551615)]], None,
+         'holds "18446744073709551615" for stream items, which is not a value of the kind'),
     ]  # fmt: skip
     for n, (syncs, catalog, said) in enumerate(cases):
         logs = _logs(tmp_path / f"logs{n}", syncs, catalog=catalog)

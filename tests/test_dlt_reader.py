@@ -249,6 +249,11 @@ def test_states_it_cannot_audit_are_refused(
     data = Dataset(tmp_path / "none")
     data.load(1, [("a", 1)], None)
     assert "no stored state" in _refused(tmp_path / "none", tmp_path / "4", capsys)
+    # a last_value the cursor cannot read: it was a claim of nothing (exit 0)
+    data = Dataset(tmp_path / "unread")
+    data.load(1, [("a", 1)], _state("5.0", -1, []))
+    said = _refused(tmp_path / "unread", tmp_path / "5", capsys)
+    assert 'holds last_value "5.0" for items, which is not a value of the kind' in said
 
 
 def test_where_the_destination_is(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -126,6 +126,18 @@ def test_cursors_of_two_kinds_are_refused(tmp_path: Path, capsys: Any) -> None:
     assert "a log set has one coordinate type" in said
 
 
+@pytest.mark.parametrize("value", ["not a time", 18446744073709551615])
+def test_a_bookmark_the_cursor_cannot_read_is_refused(
+    tmp_path: Path, capsys: Any, value: Any
+) -> None:
+    """It was a claim of nothing: a row lost under it went unnamed (exit 0)."""
+    cursor = "2026-02-01T00:00:00Z" if isinstance(value, str) else 1
+    messages = [SCHEMA, _record("a", cursor), _state(value)]
+    code, said = _audit(tmp_path, messages, capsys)
+    assert code == 2
+    assert f'the STATE at run-1.jsonl line 3 bookmarks stream items at "{value}"' in said
+
+
 def test_an_extract_without_its_columns_is_refused(tmp_path: Path, capsys: Any) -> None:
     (tmp_path / "logs").mkdir()
     (tmp_path / "logs" / "source.csv").write_text("id,cursor\na,1\n")

@@ -38,7 +38,16 @@ SELECT
     ) AS written_at,
     CAST(NULL AS VARCHAR) AS resume_token,
     CAST(NULL AS VARCHAR) AS page_id,
-    rc_source_cursor(json_extract_string(st.blob, s.cursor_path)) AS watermark,
+    -- a state value the cursor's reading cannot read is refused, never a claim of
+    -- nothing (which would hide what it skipped)
+    CASE
+        WHEN rc_source_cursor(json_extract_string(st.blob, s.cursor_path)) IS NULL
+            THEN error(format(
+                'the STATE of sync {} line {} holds "{}" for stream {}, which is not a value of'
+                || ' the kind its cursor field holds: what it claims cannot be read',
+                st.sync, st.line, json_extract_string(st.blob, s.cursor_path), st.stream))
+        ELSE rc_source_cursor(json_extract_string(st.blob, s.cursor_path))
+    END AS watermark,
     true AS watermark_inclusive,
     CAST(NULL AS VARCHAR) AS watermark_event_id,
     CAST(NULL AS VARCHAR) AS ordering

@@ -13,7 +13,16 @@ SELECT
     coalesce(l.loaded_at, c.created_at) AS written_at,
     CAST(NULL AS VARCHAR) AS resume_token,
     CAST(NULL AS VARCHAR) AS page_id,
-    rc_source_cursor(c.last_value) AS watermark,
+    -- a last_value the cursor's reading cannot read is refused, never a claim of
+    -- nothing (which would hide what it skipped)
+    CASE
+        WHEN rc_source_cursor(c.last_value) IS NULL
+            THEN error(format(
+                'the state stored by load {} holds last_value "{}" for {}, which is not a value'
+                || ' of the kind its cursor column holds: what it claims cannot be read',
+                c.load_id, c.last_value, c.stream))
+        ELSE rc_source_cursor(c.last_value)
+    END AS watermark,
     c.boundary_hashes = 0 AS watermark_inclusive,
     CAST(NULL AS VARCHAR) AS watermark_event_id,
     CAST(NULL AS VARCHAR) AS ordering

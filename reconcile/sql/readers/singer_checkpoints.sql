@@ -15,7 +15,16 @@ SELECT
     ) AS written_at,
     CAST(NULL AS VARCHAR) AS resume_token,
     CAST(NULL AS VARCHAR) AS page_id,
-    rc_source_cursor(json_extract_string(replication_key_value, '$')) AS watermark,
+    -- a bookmark the cursor's reading cannot read is refused, never a claim of
+    -- nothing (which would hide what it skipped)
+    CASE
+        WHEN rc_source_cursor(json_extract_string(replication_key_value, '$')) IS NULL
+            THEN error(format(
+                'the STATE at {} line {} bookmarks stream {} at "{}", which is not a value of'
+                || ' the kind its replication key holds: what it claims cannot be read',
+                run, line, b.stream, json_extract_string(replication_key_value, '$')))
+        ELSE rc_source_cursor(json_extract_string(replication_key_value, '$'))
+    END AS watermark,
     true AS watermark_inclusive,
     CAST(NULL AS VARCHAR) AS watermark_event_id,
     CAST(NULL AS VARCHAR) AS ordering
