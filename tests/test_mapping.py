@@ -387,7 +387,7 @@ def _jsonl_receipts(tmp_path: Path, fields: list[dict[str, Any]], mapping: str) 
     """A log set of one checkpoint and two receipts in JSON Lines, each receipt with
     its ``fields`` added, read through ``mapping`` (its [receipts] section)."""
     logs = tmp_path / "logs"
-    logs.mkdir()
+    logs.mkdir(parents=True)
     lines = [{**receipt(f"e{n}", n), **extra} for n, extra in enumerate(fields, start=1)]
     for line in lines:
         line.pop("recorded_at")
@@ -407,27 +407,35 @@ def _recorded(logs: Path) -> list[tuple[Any, ...]]:
 S5 = 1_767_225_605 * 10**9  # 2026-01-01T00:00:05Z
 
 
-@pytest.mark.parametrize(
-    ("times", "mapping", "want"),
-    [
-        # times in a format DuckDB detects that is not RFC 3339: DuckDB's reading
-        (["01-01-2026 00:00:05", "01-01-2026 00:00:06"], "", [S5, S5 + 10**9]),
-        # a strptime format the mapping gives for text DuckDB reads as times
-        (
-            ["2026-01-01T00:00:05.000000007Z", "2026-01-01T00:00:06Z"],
-            '[receipts.columns]\nrecorded_at = { column = "ts", timestamp = "%Y-%m-%d" }\n',
-            [S5 + 7, S5 + 10**9],
-        ),
-    ],
-)
-def test_json_times_detected_by_duckdb_read_as_before(
-    tmp_path: Path, times: list[str], mapping: str, want: list[int]
+def test_json_times_in_another_format_are_read_by_the_mappings_format(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    if not mapping:
-        mapping = '[receipts.columns]\nrecorded_at = "ts"\n'
-    logs = _jsonl_receipts(tmp_path, [{"ts": t} for t in times], mapping)
+    """DuckDB takes "01-02-2026" for the 1st of February; a format the mapping gives
+    is what reads it (it was ignored: the 2nd of January read as the 1st of February).
+    Without a format such text is text, as in CSV: refused, not guessed."""
+    fields = [{"ts": "01-02-2026 00:00:05"}, {"ts": "01-02-2026 00:00:06"}]
+    given = '[receipts.columns]\nrecorded_at = { column = "ts", timestamp = "%m-%d-%Y %H:%M:%S" }\n'
+    logs = _jsonl_receipts(tmp_path / "given", fields, given)
     assert validate_logset(logs, mapping="auto").ok
-    assert [ns for _, ns in _recorded(logs)] == want
+    jan2 = S5 + 86_400 * 10**9
+    assert [ns for _, ns in _recorded(logs)] == [jan2, jan2 + 10**9]
+    plain = _jsonl_receipts(tmp_path / "plain", fields, '[receipts.columns]\nrecorded_at = "ts"\n')
+    assert main(["validate", str(plain), "--mapping", "auto"]) == 2
+    said = capsys.readouterr().out
+    assert "column recorded_at should be timestamp, found string" in said
+    assert 'timestamp = "rfc3339" or a strptime format' in said
+
+
+def test_an_unrelated_field_costs_no_nanoseconds(tmp_path: Path) -> None:
+    """A field of times in another format, or inside an object, read only by DuckDB's
+    detection, made every field of the files DuckDB's reading, to the microsecond."""
+    fields = [
+        {"ts": "2026-01-01T00:00:05.000000007Z", "note": "02-01-2026 10:00:00"},
+        {"ts": "2026-01-01T00:00:05.000000007Z", "note": "02-01-2026 10:00:00"},
+    ]
+    logs = _jsonl_receipts(tmp_path, fields, '[receipts.columns]\nrecorded_at = "ts"\n')
+    assert validate_logset(logs, mapping="auto").ok
+    assert [ns for _, ns in _recorded(logs)] == [S5 + 7] * 2
 
 
 def test_json_time_out_of_range_is_named_by_its_row(
@@ -468,7 +476,7 @@ def test_json_uuids_and_nested_times_keep_duckdbs_types(tmp_path: Path) -> None:
     ("at", "nanos"),
     [
         ("2026-01-01T01:00:05+01:00", 7),  # read in DuckDB's default format: kept
-        ("01-01-2026 00:00:05", 0),  # another format: the file is DuckDB's reading
+        ("01-01-2026 00:00:05", 7),  # another format: the object is read as JSON
     ],
 )
 def test_json_nested_times_beside_a_top_level_one(tmp_path: Path, at: str, nanos: int) -> None:

@@ -208,36 +208,42 @@ def _has_time(kind: DuckDBPyType) -> bool:
 
 def sniff_jsonl(con: duckdb.DuckDBPyConnection, files: tuple[Path, ...]) -> dict[str, str]:
     """The type each field of JSON Lines files is read as: DuckDB's detection, except
-    that a top-level field of times whose sampled values are all RFC 3339 (or dates)
-    is :data:`TEXT_TIME`: DuckDB reads them as TIMESTAMPTZ, in microseconds. Empty
-    (DuckDB's detection, for every field) where a top-level field of times is in
-    another format, or times inside objects or arrays do not read in DuckDB's default
-    format: given the fields' types, DuckDB reads times in that format only."""
+    for text DuckDB takes for times. A top-level field of them whose sampled values
+    are all RFC 3339 (or dates) is :data:`TEXT_TIME`, read from its text to the
+    nanosecond (DuckDB's TIMESTAMPTZ holds microseconds); one in another format is
+    text, for a ``timestamp`` format to read (as in CSV: "01-02-2026" is no guess).
+    An object or array holding times DuckDB cannot read in its default format is
+    JSON (given a type, DuckDB reads times in that format only)."""
     names = [str(f) for f in files]
     rows = con.sql(load("mapping/sniff_jsonl"), params={"files": names})
     detected = list(zip(rows.columns, rows.types, strict=True))
     types = {n: _type_sql(k) for n, k in detected}
     times = [n for n, k in detected if str(k.id) in _TIMES]
     nested = [n for n, k in detected if str(k.id) not in _TIMES and _has_time(k)]
-    if not times and not nested:
-        return types
-    read = {n: "VARCHAR" if n in times else k for n, k in types.items()}
-    sample = con.sql(load("mapping/read_jsonl"), params={"files": names, "columns": read})
-    pattern = quote_literal(f"({RFC3339_PATTERN})|[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}")
-    checks = [
-        f"bool_and({quote_identifier(n)} IS NULL"
-        f" OR regexp_full_match({quote_identifier(n)}, {pattern}))"
-        for n in times
-    ]
-    # a nested time DuckDB cannot read in its default format fails here, on the sample
-    checks += [f"count({quote_identifier(n)}) >= 0" for n in nested]
-    try:
-        found = sample.limit(_SAMPLE).aggregate(", ".join(checks)).fetchall()[0]
-    except (duckdb.ConversionException, duckdb.InvalidInputException):
-        return {}
-    if False in found[: len(times)]:
-        return {}
-    return {n: TEXT_TIME if n in times else k for n, k in types.items()}
+
+    def sample(read: dict[str, str]) -> duckdb.DuckDBPyRelation:
+        relation = con.sql(load("mapping/read_jsonl"), params={"files": names, "columns": read})
+        return relation.limit(_SAMPLE)
+
+    plain = {n: "VARCHAR" if n in times else "JSON" if n in nested else k for n, k in types.items()}
+    if times:
+        pattern = quote_literal(f"({RFC3339_PATTERN})|[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}")
+        checks = ", ".join(
+            f"bool_and({quote_identifier(n)} IS NULL"
+            f" OR regexp_full_match({quote_identifier(n)}, {pattern}))"
+            for n in times
+        )
+        found = sample(plain).aggregate(checks).fetchall()[0]
+        for name, rfc3339 in zip(times, found, strict=True):
+            types[name] = "VARCHAR" if rfc3339 is False else TEXT_TIME
+    for name in nested:
+        try:
+            sample({**plain, name: types[name]}).aggregate(
+                f"count({quote_identifier(name)})"
+            ).fetchall()
+        except (duckdb.ConversionException, duckdb.InvalidInputException):
+            types[name] = "JSON"
+    return types
 
 
 def file_types(
@@ -265,8 +271,6 @@ def reader(
     if fmt == "parquet":
         return con.sql(load("mapping/read_parquet"), params={"files": names})
     kinds = file_types(con, files, fmt, delimiter) if types is None else types
-    if fmt == "jsonl" and not kinds:
-        return con.sql(load("mapping/read_jsonl_detected"), params={"files": names})
     if fmt == "jsonl":
         read = {c: "VARCHAR" if k == TEXT_TIME else k for c, k in kinds.items()}
         rows = con.sql(load("mapping/read_jsonl"), params={"files": names, "columns": read})
@@ -299,9 +303,9 @@ def csv_delimiter(spec: TableSpec, files: tuple[Path, ...]) -> str:
     return "\t" if files and all(f.suffix.lower() == ".tsv" for f in files) else ","
 
 
-def _text_columns(spec: TableSpec, columns: list[str], text_times: bool = True) -> set[str]:
+def _text_columns(spec: TableSpec, columns: list[str]) -> set[str]:
     """The files' columns the contract reads as text: those of text columns, of value
-    maps and (``text_times``) of text times."""
+    maps and of text times (a format the mapping gives reads the text)."""
     schema = table_schema(spec.table).columns
     found = set()
     for name, column in schema.items():
@@ -311,7 +315,7 @@ def _text_columns(spec: TableSpec, columns: list[str], text_times: bool = True) 
                 found.add(name)
         elif given.column is not None and (
             given.values
-            or (text_times and given.timestamp is not None and given.timestamp not in EPOCH_UNITS)
+            or (given.timestamp is not None and given.timestamp not in EPOCH_UNITS)
             or (logical_type(column) is Logical.STRING and given.timestamp is None)
         ):
             found.add(given.column)
@@ -439,11 +443,10 @@ def bind_table(
     delimiter = csv_delimiter(spec, files)
     try:
         types = file_types(con, files, fmt, delimiter)
+        detected = {c.lower(): k for c, k in types.items()}  # before text is text
         if types:
             named = {c.lower(): c for c in types}
-            # JSON: a field DuckDB reads as times stays one, whatever format the
-            # mapping gives (as its detection found them, the format is not needed)
-            for text in _text_columns(spec, list(types), text_times=fmt == "csv"):
+            for text in _text_columns(spec, list(types)):
                 if text.lower() in named:
                     types[named[text.lower()]] = "VARCHAR"
         rows = reader(con, files, fmt, types, delimiter)
@@ -489,9 +492,10 @@ def bind_table(
             and column.column is not None
             and _text_sample(rows, column.column) is None
         )
-        if column.timestamp == RFC3339 and _numeric(source_type):
+        held = detected.get((column.column or "").lower(), source_type)
+        if column.timestamp == RFC3339 and (_numeric(source_type) or _numeric(held)):
             raise MappingError(
-                f"{where} {name} = {column.label()}: cannot convert {source_type}: rfc3339"
+                f"{where} {name} = {column.label()}: cannot convert {held}: rfc3339"
                 " reads text; for numbers give an epoch unit (epoch_s, epoch_ms, ...)"
             )
         if column.timestamp in EPOCH_UNITS and not (_numeric(source_type) or text_ok):

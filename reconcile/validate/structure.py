@@ -196,6 +196,10 @@ def _column_problems(
             message = f"required column {name} ({EXPECTED_TEXT[logical]}) is missing"
         else:
             message = f"column {name} should be {EXPECTED_TEXT[logical]}, found {detail}"
+            if table in files.mapped and detail == "string" and logical is Logical.TIMESTAMP:
+                message += (
+                    ': text times need timestamp = "rfc3339" or a strptime format in the mapping'
+                )
         problems.append(
             Problem(check=check, table=table, column=name, files=tuple(where), message=message)
         )
