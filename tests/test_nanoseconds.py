@@ -461,3 +461,25 @@ def test_int96_times_finer_than_a_microsecond_are_refused(
     )
     pq.write_table(micros, whole / "receipts.parquet", use_deprecated_int96_timestamps=True)
     assert run(capsys, "validate", str(whole))[0] == 0
+
+
+def test_int96_through_a_mapping_is_refused_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    logset = last_row_logset(tmp_path / "ns")
+    rows = pq.read_table(logset / "receipts.parquet")
+    (logset / "receipts.parquet").unlink()
+    pq.write_table(
+        rows.rename_columns(["when" if c == "recorded_at" else c for c in rows.column_names]),
+        logset / "r.parquet",
+        use_deprecated_int96_timestamps=True,
+    )
+    mapping = tmp_path / "mapping.toml"
+    mapping.write_text(
+        '[receipts]\nfiles = "r.parquet"\n[receipts.columns]\nrecorded_at = "when"\n'
+    )
+    code, out = run(capsys, "validate", str(logset), "--mapping", str(mapping), "--json")
+    assert code == 2
+    (problem,) = json.loads(out)["problems"]
+    assert (problem["check"], problem["column"]) == ("int96_nanoseconds", "recorded_at")
+    assert problem["files"] == ["r.parquet"]

@@ -8,7 +8,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from reconcile.db import quote_identifier
 from reconcile.logset.discover import LogSetFiles, TableFiles
+from reconcile.logset.sources import TableSource
 from reconcile.problems import Problem
 
 
@@ -22,9 +24,10 @@ class FileSchema:
     # the file's own column names as written, in order, repeats included (a Parquet
     # file may repeat a name; ``columns`` keeps one of them)
     names: tuple[str, ...] = ()
-    # its columns stored as INT96 timestamps (Impala's, Hive's, old Spark's): DuckDB
-    # reads them to the microsecond, pyarrow to the nanosecond
-    int96: tuple[str, ...] = ()
+    # its columns stored as INT96 timestamps (Impala's, Hive's, old Spark's), each as
+    # (contract column, the file's column): DuckDB reads them to the microsecond,
+    # pyarrow to the nanosecond
+    int96: tuple[tuple[str, str], ...] = ()
 
 
 def read_file_schemas(
@@ -36,7 +39,10 @@ def read_file_schemas(
     mapped = logset.mapped.get(table.name)
     if mapped is not None:
         return [
-            FileSchema(path, dict(mapped.types), {}, tuple(mapped.types)) for path in mapped.files
+            FileSchema(
+                path, dict(mapped.types), {}, tuple(mapped.types), _mapped_int96(mapped, path)
+            )
+            for path in mapped.files
         ], []
     schemas: list[FileSchema] = []
     problems: list[Problem] = []
@@ -58,11 +64,8 @@ def read_file_schemas(
         columns = {field.name: field.type for field in arrow_schema}
         for key in hive:
             columns.setdefault(key, pa.string())
-        schemas.append(
-            FileSchema(
-                path, columns, hive, tuple(arrow_schema.names), _int96_columns(path, columns)
-            )
-        )
+        int96 = tuple((c, c) for c in _int96_columns(path, columns))
+        schemas.append(FileSchema(path, columns, hive, tuple(arrow_schema.names), int96))
     return schemas, problems
 
 
@@ -79,4 +82,23 @@ def _int96_columns(path: Path, columns: dict[str, pa.DataType]) -> tuple[str, ..
         schema.column(i).name
         for i in range(len(schema))
         if schema.column(i).physical_type == "INT96" and "." not in schema.column(i).path
+    )
+
+
+def _mapped_int96(mapped: TableSource, path: Path) -> tuple[tuple[str, str], ...]:
+    """The contract columns a mapping reads as they are from a Parquet file's INT96
+    column (a column read through an expression of the mapping's is not traced)."""
+    expressions = dict(getattr(mapped, "expressions", ()))
+    if getattr(mapped, "format", None) != "parquet" or not expressions:
+        return ()
+    try:
+        arrow_schema = pq.read_schema(path)
+    except (OSError, ValueError, pa.ArrowException):
+        return ()
+    stored = _int96_columns(path, {f.name: f.type for f in arrow_schema})
+    return tuple(
+        (name, source)
+        for name, sql in expressions.items()
+        for source in stored
+        if sql == quote_identifier(source)
     )

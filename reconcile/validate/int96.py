@@ -46,10 +46,12 @@ def int96_problems(
     contract = set(table_schema(table).columns)
     problems = []
     for file in schemas:
-        for name in (c for c in file.int96 if c in contract):
+        for name, stored in ((c, f) for c, f in file.int96 if c in contract):
             count, examples = 0, list[dict[str, object]]()
             offset = 0
-            for batch in pq.ParquetFile(file.path).iter_batches(batch_size=_BATCH, columns=[name]):
+            for batch in pq.ParquetFile(file.path).iter_batches(
+                batch_size=_BATCH, columns=[stored]
+            ):
                 column = batch.column(0)
                 finer = _finer(column)
                 found = pc.sum(finer).as_py() or 0
