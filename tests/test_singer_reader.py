@@ -138,6 +138,15 @@ def test_a_bookmark_the_cursor_cannot_read_is_refused(
     assert f'the STATE at run-1.jsonl line 3 bookmarks stream items at "{value}"' in said
 
 
+def test_a_record_of_a_stream_without_a_schema_is_refused(tmp_path: Path, capsys: Any) -> None:
+    """Its rows were dropped (exit 0, a claim over no receipts); another stream's, a
+    delivered row reported skipped."""
+    messages = [SCHEMA, _record("a", 1), _record("z", 1, stream="other"), _state(1)]
+    code, said = _audit(tmp_path, messages, capsys)
+    assert code == 2
+    assert "the RECORD at run-1.jsonl, line 3 (stream other) belongs to a stream no SCHEMA" in said
+
+
 def test_an_extract_without_its_columns_is_refused(tmp_path: Path, capsys: Any) -> None:
     (tmp_path / "logs").mkdir()
     (tmp_path / "logs" / "source.csv").write_text("id,cursor\na,1\n")

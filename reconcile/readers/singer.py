@@ -130,6 +130,7 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                 messages,
                 bookmarks,
                 strange,
+                undescribed,
             ) = con.execute(sql.load("readers/singer_refusals")).fetchall()[0]
             if not messages:
                 raise _fail(
@@ -144,6 +145,13 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                     " SCHEMA, RECORD, STATE or ACTIVATE_VERSION; a RECORD or SCHEMA names its"
                     " stream; BATCH messages, whose records lie in other files, are not"
                     " read): read as is, its rows would look lost" + other_reader(root, "singer"),
+                )
+            if undescribed is not None:
+                raise _fail(
+                    root,
+                    f"the RECORD at {undescribed} belongs to a stream no SCHEMA message"
+                    " describes: its key properties are unknown, so its rows cannot be"
+                    " named (Singer sends a stream's SCHEMA before its records)",
                 )
             if malformed is not None:
                 raise _fail(

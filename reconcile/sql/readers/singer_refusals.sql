@@ -7,7 +7,8 @@
 -- Singer messages and well-shaped bookmarks there are (none of either is refused),
 -- and the first line that is no message the reader places (no type, a type Singer
 -- does not have or BATCH, whose records lie in files it does not read, or a RECORD or
--- SCHEMA without its stream).
+-- SCHEMA without its stream), and the first RECORD of a stream no SCHEMA describes
+-- (its key properties unknown: dropped, its rows would look lost).
 SELECT
     (SELECT arg_min(run || ', line ' || line, (run_no, line)) FROM rc_singer_bookmarks
      WHERE malformed) AS malformed,
@@ -34,4 +35,9 @@ SELECT
                     (run_no, line))
      FROM rc_singer_messages
      WHERE type IS NULL OR type NOT IN ('SCHEMA', 'RECORD', 'STATE', 'ACTIVATE_VERSION')
-        OR (type IN ('SCHEMA', 'RECORD') AND stream IS NULL)) AS strange
+        OR (type IN ('SCHEMA', 'RECORD') AND stream IS NULL)) AS strange,
+    (SELECT arg_min(m.run || ', line ' || m.line || ' (stream ' || m.stream || ')',
+                    (m.run_no, m.line))
+     FROM rc_singer_messages AS m
+     WHERE m.type = 'RECORD' AND m.stream NOT IN (SELECT stream FROM rc_singer_streams))
+        AS undescribed
