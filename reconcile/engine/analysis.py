@@ -60,6 +60,8 @@ class Analysis:
         self.registry = registry or REGISTRY
         self._ns = Namespace(logset.con, logset.coordinate)
         self.as_of_text, self._as_of = self._ns.set_as_of(as_of, str(logset.path))
+        # T before the end of the log set: what it holds after T is not read
+        self._cut = as_of is not None
         self._values: dict[str, Any] = {
             "default_domain": "discrete" if logset.coordinate is CoordinateType.INT64 else "dense",
             **self.settings.params(),
@@ -317,9 +319,10 @@ class Analysis:
 
         ``points`` has columns scope_id, partition_id and t (instants up to T); the
         result has a row per point, in the same order, with ``point_id`` its index: a
-        partition the log set does not hold has null certificates. A t after T (or
-        none) is refused: what the log holds after T is not read, so a later instant
-        needs an analysis with a later ``as_of``.
+        partition the log set does not hold has null certificates. T is the end of the
+        log set unless ``as_of`` was given; then a t after it (or none) is refused:
+        what the log holds after T is not read, so a later instant needs an analysis
+        with a later ``as_of``.
         """
         missing = sorted({"scope_id", "partition_id", "t"} - set(points.columns))
         if missing:
@@ -332,9 +335,8 @@ class Analysis:
         )
         # compared in integer nanoseconds: a Python datetime holds microseconds
         limit = pl.Series([self._ns.as_of_literal]).str.to_datetime(time_unit="ns")
-        late = numbered.filter(
-            pl.col("t").is_null() | (pl.col("t").dt.epoch("ns") > limit.dt.epoch("ns").item())
-        )
+        after = pl.col("t").dt.epoch("ns") > limit.dt.epoch("ns").item()
+        late = numbered.filter(pl.col("t").is_null() | (after & pl.lit(self._cut)))
         if late.height:
             first = late.row(0, named=True)
             raise UsageError(
