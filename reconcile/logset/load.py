@@ -176,7 +176,6 @@ class LogSet:
 
     def lazyframe(self, table: str) -> pl.LazyFrame:
         """The normalized Polars LazyFrame of a table (empty when absent)."""
-        self.check_unchanged()
         if table in self.skipped:
             raise InputError(f"table {table} of {self.path} could not be read")
         overwrite = table == "checkpoints" and any(
@@ -184,8 +183,9 @@ class LogSet:
         )
         if table in self.files.mapped or overwrite:
             # checkpoints without compare-and-swap: as the view makes their columns
-            frame: pl.LazyFrame = self.relation(table).pl(lazy=True)
+            frame: pl.LazyFrame = self.relation(table).pl(lazy=True)  # checks the files
             return frame
+        self.check_unchanged()
         lazy = polars_frame(
             table_schema(table, self.coordinate), self.coordinate, self.file_schemas.get(table, [])
         )

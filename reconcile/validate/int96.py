@@ -12,8 +12,8 @@ Arrow.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 
+import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -21,15 +21,10 @@ import pyarrow.parquet as pq
 from reconcile.logset.discover import LogSetFiles
 from reconcile.logset.file_schemas import FileSchema
 from reconcile.problems import Problem
+from reconcile.render.values import times_as_text
 from reconcile_schemas import table_schema
 
 _BATCH = 1 << 16
-
-
-def _text(nanos: int) -> str:
-    """An instant in nanoseconds since the epoch as ISO text with nine digits."""
-    whole = datetime.fromtimestamp(nanos // 10**9, UTC).strftime("%Y-%m-%dT%H:%M:%S")
-    return f"{whole}.{nanos % 10**9:09d}"
 
 
 def _finer(column: pa.Array) -> pa.Array:
@@ -56,16 +51,12 @@ def int96_problems(
                 finer = _finer(column)
                 found = pc.sum(finer).as_py() or 0
                 if found and len(examples) < max_examples:
-                    for index in pc.indices_nonzero(finer).to_pylist()[
-                        : max_examples - len(examples)
-                    ]:
-                        nanos = column[index].value  # since the epoch
+                    # the first few only, as text to the nanosecond (the outputs' form)
+                    picked = pc.indices_nonzero(finer).slice(0, max_examples - len(examples))
+                    shown = times_as_text(pl.DataFrame({name: column.take(picked)}))
+                    for index, text in zip(picked.to_pylist(), shown[name], strict=True):
                         examples.append(
-                            {
-                                "file": files.relative(file.path),
-                                "row": offset + index,
-                                name: _text(nanos),
-                            }
+                            {"file": files.relative(file.path), "row": offset + index, name: text}
                         )
                 count += found
                 offset += batch.num_rows
