@@ -1,7 +1,7 @@
 """Write a large, valid, clean log set laid out the way a live ingestion system writes it.
 
     python bench/ingest.py OUT --receipts 10000000 [--partitions 1000]
-        [--layout time|partition] [--snapshot] [--seed 0]
+        [--layout time|partition] [--snapshot] [--ineligible] [--seed 0]
 
 An independent generator for benchmarks: it shares nothing with ``reconcile simulate``
 and imports nothing from ``reconcile``. Everything is computed by DuckDB from
@@ -83,7 +83,7 @@ CREATE OR REPLACE TEMP MACRO replay_after(p, g) AS
     least(replay_target(p, g) + 1 + CAST(hash({seed}, 'replay-lag', p, g) % 8 AS BIGINT),
           {page_events} - 1);
 CREATE OR REPLACE TEMP MACRO ineligible(p, pos) AS
-    {snapshot}
+    {ineligible}
     AND hash({seed}, 'filter', p, pos) % {ineligible_one_in} = 0
     AND (pos - 1) % {page_events} <> replay_target(p, (pos - 1) // {page_events})
     AND NOT (
@@ -425,7 +425,7 @@ def build(args: argparse.Namespace) -> None:
             seed=args.seed,
             partitions=args.partitions,
             name_base=10 ** len(str(args.partitions - 1)),
-            snapshot="true" if args.snapshot else "false",
+            ineligible="true" if args.snapshot or args.ineligible else "false",
             page_events=PAGE_EVENTS,
             block_pages=BLOCK_PAGES,
             run_pages=RUN_PAGES,
@@ -435,7 +435,8 @@ def build(args: argparse.Namespace) -> None:
     started = time.perf_counter()
     print(
         f"writing {args.receipts:,} receipts over {args.partitions:,} partitions "
-        f"({args.layout} layout{', with snapshot' if args.snapshot else ''}) to {out}",
+        f"({args.layout} layout{', with snapshot' if args.snapshot else ''}"
+        f"{', 10 % ineligible' if args.ineligible and not args.snapshot else ''}) to {out}",
         flush=True,
     )
     if args.layout == "time":
@@ -490,6 +491,11 @@ def main() -> None:
     parser.add_argument("--partitions", type=int, default=1000)
     parser.add_argument("--layout", choices=("time", "partition"), default="time")
     parser.add_argument("--snapshot", action="store_true", help="also write snapshot tables")
+    parser.add_argument(
+        "--ineligible",
+        action="store_true",
+        help="about 10 %% of events stably ineligible by their receipts (implied by --snapshot)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--memory-limit", default="3GB", help="DuckDB memory limit")
     args = parser.parse_args()

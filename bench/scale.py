@@ -15,7 +15,9 @@ and reused). The variants:
   group holds rows of many partitions);
 * ``partition``: the same rows sorted by partition;
 * ``snapshot``: the time layout with a source snapshot and ``snapshot_bounds``, 10 %
-  of the events stably ineligible.
+  of the events stably ineligible;
+* ``ineligible``: the time layout, no snapshot, 10 % of the events stably ineligible
+  by their own receipts (the log set issue 20 is judged on).
 
 Then it measures, each as a whole process of its own (wall time, and peak resident
 memory from the kernel's accounting of that process):
@@ -62,6 +64,7 @@ VARIANTS = {
     "time": ["--layout", "time"],
     "partition": ["--layout", "partition"],
     "snapshot": ["--layout", "time", "--snapshot"],
+    "ineligible": ["--layout", "time", "--ineligible"],
 }
 
 # The tables the audit reads and their partition key.
@@ -308,7 +311,8 @@ def write_results(args: argparse.Namespace, rows: list[dict[str, object]]) -> No
         f" --sizes {args.sizes} --variants {args.variants}` on {machine()}. Log sets by"
         " `bench/ingest.py` (1,000 partitions; variants: `time`, receipts in arrival"
         " order; `partition`, the same rows by partition; `snapshot`, the time layout"
-        " with a source snapshot). The audit ran with DuckDB's memory limit at"
+        " with a source snapshot; `ineligible`, the time layout with 10 % of events stably"
+        " ineligible by their receipts, no snapshot). The audit ran with DuckDB's memory limit at"
         f" {args.memory_limit} (`RECONCILE_MEMORY_LIMIT`); the limit and the obvious"
         " approach with DuckDB's defaults. Each figure is one whole process: wall"
         " seconds, and peak resident memory in MB.",
