@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 from reconcile.cli import main
+from reconcile.readers.extract import name_order
 
 SCHEMA = {
     "type": "SCHEMA",
@@ -426,3 +427,34 @@ def test_runs_that_start_with_a_blank_line_are_detected(tmp_path: Path, capsys: 
     (logs / "run-1.jsonl").write_text("\n" + "".join(json.dumps(m) + "\n" for m in messages))
     assert main(["audit", str(logs), "--out", str(tmp_path / "out")]) == 0
     assert "read by the singer reader" in capsys.readouterr().err
+
+
+def test_runs_are_taken_in_the_natural_order_of_their_names(tmp_path: Path) -> None:
+    """run9 comes before run10, as a person numbers runs: in the order of the
+    characters run10's bookmark (5) would be written first and run9's (3) after it,
+    a watermark going back that no run wrote."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for number, value in ((9, 3), (10, 5)):
+        messages = [SCHEMA, _record(f"k{value}", value), _state(value)]
+        (logs / f"run{number}.jsonl").write_text("".join(json.dumps(m) + "\n" for m in messages))
+    out = tmp_path / "out"
+    assert main(["audit", str(logs), "--source", "singer", "--out", str(out)]) == 0
+    assert (
+        pl.read_parquet(out / "findings.parquet")
+        .filter(pl.col("rule") != "replayed_events")
+        .is_empty()
+    )
+    claimed = pl.read_parquet(out / "watermarks.parquet")["claimed_through"].to_list()
+    assert claimed == [5]
+
+
+def test_name_order_compares_digits_as_numbers() -> None:
+    names = ["run10.jsonl", "run9.jsonl", "run-1.jsonl", "run-01.jsonl", "sync-2026-01-02.jsonl"]
+    assert sorted(names, key=name_order) == [
+        "run9.jsonl",
+        "run10.jsonl",
+        "run-01.jsonl",
+        "run-1.jsonl",
+        "sync-2026-01-02.jsonl",
+    ]

@@ -1,8 +1,8 @@
 """Airbyte syncs as a log set: the protocol messages a source emitted in each sync
 (RECORD, STATE, LOG, TRACE as JSON Lines), one ``*.jsonl`` file per sync, taken in
-the order of their names; the configured catalog the syncs ran with
-(``catalog.json``: each stream's sync mode, primary key and cursor field, which the
-messages do not carry); and an optional source extract (``source.csv`` or
+the natural order of their names (sync9 before sync10); the configured catalog the
+syncs ran with (``catalog.json``: each stream's sync mode, primary key and cursor
+field, which the messages do not carry); and an optional source extract (``source.csv`` or
 ``source.parquet``: ``key`` and ``cursor``, and ``stream`` where there are several).
 
 What they can prove (docs/readers.md): a RECORD is read as delivered (a committed

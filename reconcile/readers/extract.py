@@ -7,6 +7,7 @@ and ``stream`` where there are several streams), one query's result of
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -65,13 +66,24 @@ def create_table(con: duckdb.DuckDBPyConnection, name: str, query: str, **params
     con.sql(text, params={k: v for k, v in params.items() if k in used}).create(name)
 
 
+def name_order(name: str) -> tuple[tuple[str | int, ...], str]:
+    """A file name's place in the natural order of names: runs of digits compared as
+    numbers (``run9`` before ``run10``, as a person numbers runs), the name itself
+    breaking ties (``run-01`` before ``run-1``)."""
+    parts = re.split(r"(\d+)", name)
+    return tuple(int(p) if i % 2 else p for i, p in enumerate(parts)), name
+
+
 def message_files(folder: Path, fail: Fail, what: str) -> list[Path]:
-    """The ``*.jsonl`` files of ``folder``, in the order of their names (hidden ones
-    left out): one run's messages each; refused where there are none (``what`` says
-    what one holds)."""
+    """The ``*.jsonl`` files of ``folder``, in the natural order of their names
+    (:func:`name_order`; hidden ones left out): one run's messages each; refused
+    where there are none (``what`` says what one holds)."""
     if not folder.is_dir():
         raise fail("is not a folder")
-    runs = sorted(p for p in folder.glob("*.jsonl") if p.is_file() and not p.name.startswith("."))
+    runs = sorted(
+        (p for p in folder.glob("*.jsonl") if p.is_file() and not p.name.startswith(".")),
+        key=lambda p: name_order(p.name),
+    )
     if not runs:
         raise fail(f"holds no {what}")
     return runs

@@ -1,8 +1,8 @@
 """Singer (and Meltano) runs as a log set: the JSON Lines message stream of each run
-(SCHEMA, RECORD, STATE), one ``*.jsonl`` file per run, taken in the order of their
-names, and an optional source extract (``source.csv`` or ``source.parquet``: ``key``
-and ``cursor``, and ``stream`` where there are several), one query's result of
-``(key, cursor)`` from the source.
+(SCHEMA, RECORD, STATE), one ``*.jsonl`` file per run, taken in the natural order
+of their names (run9 before run10), and an optional source extract (``source.csv``
+or ``source.parquet``: ``key`` and ``cursor``, and ``stream`` where there are
+several), one query's result of ``(key, cursor)`` from the source.
 
 What they can prove (docs/readers.md): a RECORD is read as delivered (a committed
 receipt) and a STATE bookmark as a checkpoint written without compare-and-swap,
