@@ -358,3 +358,15 @@ def test_an_empty_configured_cursor_takes_the_sources_default(tmp_path: Path) ->
     _, tables = _read(logs, tmp_path)
     assert tables["scopes"].rows() == [("items", "updated_at", "discrete")]
     assert tables["receipts"]["event_id"].to_list() == ["a"]
+
+
+def test_a_state_before_any_timed_message_is_dated_just_before_the_first(tmp_path: Path) -> None:
+    """A sync that opens with the state it resumes from: that state is dated a second
+    before the first time a message carries (a microsecond on, as every state), so it
+    stays before every record, and no stall of decades is measured before it."""
+    logs = _logs(tmp_path / "logs", [[_stream_state(0), _record("a", 1, 0), _stream_state(1)]])
+    _, tables = _read(logs, tmp_path)
+    written = [str(t) for t in tables["checkpoints"].sort("written_at")["written_at"]]
+    first = str(tables["receipts"]["recorded_at"][0])
+    assert first == "2026-11-30 00:53:20"
+    assert written == ["2026-11-30 00:53:19.000001", "2026-11-30 00:53:20.000001"]

@@ -12,6 +12,7 @@ import pytest
 
 from reconcile.cli import main
 from reconcile.readers.extract import name_order
+from reconcile.readers.singer import read_singer
 
 SCHEMA = {
     "type": "SCHEMA",
@@ -458,3 +459,21 @@ def test_name_order_compares_digits_as_numbers() -> None:
         "run-1.jsonl",
         "sync-2026-01-02.jsonl",
     ]
+
+
+def test_a_state_before_any_timed_message_is_dated_just_before_the_first(tmp_path: Path) -> None:
+    """A run that opens with the state it resumes from: that state is dated a second
+    before the first time_extracted (a microsecond on, as every state), before every
+    record; dated in 2000 it made a stall of decades, a stalled_partition no run had."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    messages = [_state(0), SCHEMA, _record("a", 1), _state(1)]
+    (logs / "run-1.jsonl").write_text("".join(json.dumps(m) + "\n" for m in messages))
+    read = tmp_path / "read"
+    read.mkdir()
+    read_singer(logs, read)
+    written = pl.read_parquet(read / "checkpoints.parquet").sort("written_at")["written_at"]
+    assert [str(t) for t in written] == ["2026-01-01 00:00:00.000001", "2026-01-01 00:00:01.000001"]
+    out = tmp_path / "out"
+    assert main(["audit", str(logs), "--source", "singer", "--out", str(out)]) == 0
+    assert pl.read_parquet(out / "findings.parquet").is_empty()
