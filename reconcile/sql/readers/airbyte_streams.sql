@@ -13,14 +13,14 @@ SELECT
     s.sync_mode AS sync_mode,
     coalesce(nullif(s.primary_key, []), s.stream.source_defined_primary_key) AS primary_key,
     coalesce(nullif(s.cursor_field, []), s.stream.default_cursor_field) AS cursor_field,
-    -- a JSON path of each: '$."a"."b"'
+    -- a JSON path of each: '$."a"."b"', a key's backslashes and quotes escaped
     list_transform(
         coalesce(nullif(s.primary_key, []), s.stream.source_defined_primary_key),
-        lambda p: '$' || array_to_string(list_transform(p, lambda k: '."' || replace(k, '"', '\"') || '"'), '')
+        lambda p: '$' || array_to_string(list_transform(p, lambda k: '."' || replace(replace(k, '\', '\\'), '"', '\"') || '"'), '')
     ) AS key_paths,
     '$' || array_to_string(
         list_transform(coalesce(nullif(s.cursor_field, []), s.stream.default_cursor_field),
-                       lambda k: '."' || replace(k, '"', '\"') || '"'), ''
+                       lambda k: '."' || replace(replace(k, '\', '\\'), '"', '\"') || '"'), ''
     ) AS cursor_path
 FROM streams
 ORDER BY stream

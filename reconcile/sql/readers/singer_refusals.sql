@@ -26,7 +26,7 @@ SELECT
      WHERE m.type = 'RECORD' AND s.replication_key IS NOT NULL
        AND list_bool_or(list_transform(
                list_append(coalesce(s.key_properties, []), s.replication_key),
-               lambda k: coalesce(json_type(m.record, '$."' || k || '"'), 'NULL') = 'NULL'
+               lambda k: coalesce(json_type(m.record, '$."' || replace(replace(k, '\', '\\'), '"', '\"') || '"'), 'NULL') = 'NULL'
            ))) AS incomplete,
     (SELECT count(*) FROM rc_singer_messages WHERE type IN ('SCHEMA', 'RECORD', 'STATE'))
         AS messages,
