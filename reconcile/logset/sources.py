@@ -51,3 +51,9 @@ class TableSource(Protocol):
         """The user's words for where a contract column comes from, shown beside the
         contract's in problems."""
         ...
+
+    def file_column(self, column: str) -> str | None:
+        """The Parquet column of the user's files a contract column is read from, as
+        one column (converted or not); None where it is not (an expression, a
+        constant, another format). Validation reads a value back from it as written."""
+        ...

@@ -86,6 +86,13 @@ class MappedTable:
             return column
         return "not mapped"
 
+    def file_column(self, column: str) -> str | None:
+        """The Parquet column ``column`` is read from, where the mapping names one."""
+        spec = self.spec.column(column)
+        if self.format != "parquet" or spec is None or spec.column is None:
+            return None
+        return spec.column
+
 
 def resolve_files(root: Path, spec: TableSpec, mapping: Path) -> tuple[tuple[Path, ...], str]:
     """The files a table's ``files`` patterns name under ``root`` (sorted, hidden

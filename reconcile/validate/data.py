@@ -182,13 +182,14 @@ def check_rows(logset: LogSet, table: str, max_examples: int) -> tuple[list[Prob
         columns = _shown(table, check.shows)
         shown = logset.con.sql(_example_query(table, check.fails, columns, max_examples))
         examples = _examples(logset, shown, columns)
-        if (
-            check.check == "timestamp_in_range"
-            and check.column
-            and table not in logset.files.mapped
-        ):
-            # the normalized value of a time out of range is null: show the file's
-            examples = with_raw_values(examples, logset.path, check.column)
+        if check.check == "timestamp_in_range" and check.column:
+            # the normalized value of a time out of range is null, and a mapped one's
+            # is the end it saturates at: show the file's own
+            mapped = logset.files.mapped.get(table)
+            if mapped is None:
+                examples = with_raw_values(examples, logset.path, check.column)
+            elif (read_from := mapped.file_column(check.column)) is not None:
+                examples = with_raw_values(examples, logset.path, check.column, read_from)
         problems.append(
             Problem(
                 check=check.check,

@@ -36,13 +36,27 @@ def raw_text(path: Path, column: str, row: int) -> str | None:
 
 
 def with_raw_values(
-    examples: tuple[dict[str, Any], ...], root: Path, column: str
+    examples: tuple[dict[str, Any], ...], root: Path, column: str, file_column: str | None = None
 ) -> tuple[dict[str, Any], ...]:
-    """``examples`` with a null ``column`` replaced by the file's own value as text."""
+    """``examples`` with a null ``column`` replaced by the file's own value as text.
+    With ``file_column`` (a mapped table's: ``column`` is read from that column of the
+    user's file, converted), ``column`` is replaced whatever it holds, by the user's
+    column and its value: a converted time past the engine's range is only its
+    saturated end, a time the file never held."""
     shown = []
     for example in examples:
         found = None
-        if example.get(column) is None and example.get("file") and example.get("row") is not None:
-            found = raw_text(root / str(example["file"]), column, int(example["row"]))
-        shown.append(example if found is None else {**example, column: f"{found} (as written)"})
+        replace = file_column is not None or example.get(column) is None
+        if replace and example.get("file") and example.get("row") is not None:
+            found = raw_text(
+                root / str(example["file"]), file_column or column, int(example["row"])
+            )
+        if found is None:
+            shown.append(example)
+            continue
+        name = file_column or column
+        shown.append(
+            {(name if k == column else k): (f"{found} (as written)" if k == column else v)
+             for k, v in example.items()}
+        )  # fmt: skip
     return tuple(shown)
