@@ -354,6 +354,49 @@ def test_overclaim_causes(tmp_path: Path) -> None:
     assert '"cause":"unknown"' in found(tmp_path / "e", overclaim(True), "overclaim")[0]["evidence"]
 
 
+def test_observed_max_compares_the_claim_as_a_certificate(tmp_path: Path) -> None:
+    """§2: discrete certificates are normalized before any comparison. A claim of
+    (3, exclusive) is 2 inclusive, the highest known position: observed_max; a claim
+    of (2, exclusive) is 1 inclusive, below it: unknown, though its number is 2."""
+
+    def cause(name: str, through: int, watermark: int) -> str:
+        tables = {
+            "pages": [finality("p0", through, events=2)],
+            "receipts": [receipt("e1", 1, page_id="p0-g0"), receipt("e2", 2, page_id="p0-g0")],
+            "checkpoints": [checkpoint("p0", 1, watermark, written=1, inclusive=False)],
+        }
+        (row,) = found(tmp_path / name, tables, "overclaim")
+        evidence = json.loads(row["evidence"])
+        # certificates in inclusive form (§6), the watermark as written beside them
+        assert (evidence["claimed_through"], evidence["claimed_inclusive"]) == (watermark - 1, True)
+        assert (evidence["watermark"], evidence["watermark_inclusive"]) == (watermark, False)
+        return str(evidence["cause"])
+
+    assert cause("a", 1, 3) == "observed_max"
+    assert cause("b", 0, 2) == "unknown"
+
+
+def test_evidence_states_discrete_claims_in_inclusive_form(tmp_path: Path) -> None:
+    """watermark_regressed: (8, exclusive) after 10 is the claim 7 inclusive, as the
+    watermarks table states it; the write's own watermark is kept beside it."""
+    tables = {
+        "checkpoints": [
+            checkpoint("p0", 1, 10, written=1),
+            checkpoint("p0", 2, 8, written=2, inclusive=False),
+        ]
+    }
+    (row,) = found(tmp_path, tables, "watermark_regressed")
+    evidence = json.loads(row["evidence"])
+    assert evidence == {
+        "claimed_through": 7,
+        "claimed_inclusive": True,
+        "watermark": 8,
+        "watermark_inclusive": False,
+        "previous_through": 10,
+        "previous_inclusive": True,
+    }
+
+
 def test_stall_threshold_is_a_setting(tmp_path: Path) -> None:
     assert found(tmp_path / "a", stalled_partition(False), "stalled_partition", stall_minutes=2)
     assert not found(tmp_path / "b", stalled_partition(True), "stalled_partition", stall_minutes=60)

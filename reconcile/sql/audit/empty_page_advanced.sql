@@ -7,7 +7,10 @@ SELECT
     w.attempt_id, w.generation, w.page_id,
     'closing empty page ' || w.page_id || ' raised the claim to ' || CAST(w.watermark AS VARCHAR)
         || ' without the provider''s finality' AS message,
-    to_json({'claimed_through': w.watermark, 'previous_through': w.previous_claim.v,
+    -- certificates in inclusive form (§6), the write's watermark as written beside them
+    to_json({'claimed_through': w.claim.v, 'claimed_inclusive': w.claim.i = 1,
+             'watermark': w.watermark, 'watermark_inclusive': w.watermark_inclusive,
+             'previous_through': w.previous_claim.v, 'previous_inclusive': w.previous_claim.i = 1,
              'proven_through': w.proven.v, 'proven_inclusive': w.proven.i = 1}) AS evidence
 FROM rc_write_certs AS w
 JOIN pages AS g ON g.scope_id = w.scope_id AND g.page_id = w.page_id

@@ -11,7 +11,8 @@ WITH flagged AS (
 covered AS (
     SELECT l.scope_id, l.partition_id, l.event_id, l.position, l.visible_at,
            arg_min({'generation': w.generation, 'attempt_id': w.attempt_id,
-                    'written_at': w.written_at, 'through': w.watermark},
+                    'written_at': w.written_at, 'through': w.claim.v,
+                    'inclusive': w.claim.i = 1, 'watermark': w.watermark},
                    {'t': w.written_at, 'g': w.generation}) AS first_cover
     FROM flagged AS l
     JOIN rc_won AS w ON w.scope_id = l.scope_id AND w.partition_id = l.partition_id
@@ -24,7 +25,8 @@ SELECT
     scope_id, partition_id, NULL::BIGINT AS epoch, visible_at AS at, event_id,
     first_cover.attempt_id AS attempt_id, first_cover.generation AS generation, NULL::VARCHAR AS page_id,
     'event ' || event_id || ' at ' || CAST(position AS VARCHAR)
-        || ' appeared after a claim through ' || CAST(first_cover.through AS VARCHAR)
+        || ' appeared after a claim through '
+        || rc_through_text(first_cover.through, first_cover.inclusive)
         || ' covered it' AS message,
     to_json({'position': position, 'visible_at': visible_at, 'covered_by': first_cover}) AS evidence
 FROM covered

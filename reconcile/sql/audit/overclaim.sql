@@ -51,7 +51,9 @@ caused AS (
                          WHERE g.scope_id = o.scope_id AND g.page_id = o.page_id
                            AND g.event_count = 0 AND g.finality_through IS NULL) THEN 'empty_page'
             WHEN o.consumer IS NOT NULL AND o.claim > o.consumer THEN 'past_blocking_event'
-            WHEN h.highest IS NOT NULL AND o.watermark = h.highest THEN 'observed_max'
+            -- compared as certificates (§2): a discrete (6, exclusive) is 5 inclusive
+            WHEN h.highest IS NOT NULL AND o.claim.v = h.highest AND o.claim.i = 1
+                THEN 'observed_max'
             ELSE 'unknown'
         END AS cause
     FROM over AS o
@@ -65,7 +67,9 @@ SELECT
         || ' is above what the evidence allows ('
         || coalesce(CAST(refutation.v AS VARCHAR), '?') || CASE WHEN refutation.i = 1 THEN ' inclusive'
         ELSE ' exclusive' END || '); cause: ' || cause AS message,
-    to_json({'cause': cause, 'claimed_through': watermark, 'claimed_inclusive': watermark_inclusive,
+    -- certificates in inclusive form (§6), the write's watermark as written beside them
+    to_json({'cause': cause, 'claimed_through': claim.v, 'claimed_inclusive': claim.i = 1,
+             'watermark': watermark, 'watermark_inclusive': watermark_inclusive,
              'refutation_through': refutation.v, 'refutation_inclusive': refutation.i = 1,
              'consumer_through': consumer.v, 'consumer_inclusive': consumer.i = 1,
              'provider_through': provider.v, 'provider_inclusive': provider.i = 1,

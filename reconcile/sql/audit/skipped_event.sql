@@ -8,7 +8,8 @@ SELECT
         || ' has no durable outcome but lies under the claim through '
         || rc_through_text(c.latest.watermark, c.latest.inclusive) AS message,
     to_json({'position': k.sort_pos, 'blocking_reason': k.reason,
-             'claimed_through': c.latest.watermark, 'claimed_inclusive': c.latest.inclusive,
+             'claimed_through': c.claim.v, 'claimed_inclusive': c.claim.i = 1,
+             'watermark': c.latest.watermark, 'watermark_inclusive': c.latest.inclusive,
              'claimed_generation': c.latest.generation}) AS evidence
 FROM rc_open_events AS k
 JOIN rc_certs AS c USING (pk)

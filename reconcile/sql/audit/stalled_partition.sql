@@ -78,5 +78,5 @@ SELECT
         || ' minutes' AS message,
     to_json({'since': stay.since, 'until': stay.until,
              'seconds': (epoch_ns(stay.until) - epoch_ns(stay.since)) / 1e9,
-             'claimed_through': stay.claim.v}) AS evidence
+             'claimed_through': stay.claim.v, 'claimed_inclusive': stay.claim.i = 1}) AS evidence
 FROM longest

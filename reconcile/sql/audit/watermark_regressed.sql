@@ -6,7 +6,9 @@ SELECT
     'claim through ' || rc_through_text(watermark, watermark_inclusive)
         || ' is below the earlier claim through '
         || rc_through_text(previous_claim.v, previous_claim.i = 1) AS message,
-    to_json({'claimed_through': watermark, 'claimed_inclusive': watermark_inclusive,
+    -- certificates in inclusive form (§6), the write's watermark as written beside them
+    to_json({'claimed_through': claim.v, 'claimed_inclusive': claim.i = 1,
+             'watermark': watermark, 'watermark_inclusive': watermark_inclusive,
              'previous_through': previous_claim.v,
              'previous_inclusive': previous_claim.i = 1}) AS evidence
 FROM rc_won
