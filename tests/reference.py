@@ -363,6 +363,11 @@ def partition_state(tables: Tables, scope: str, partition: str, T: Any) -> dict[
         "eligible_events": len(eligible),
         "durable_events": sum(1 for e in eligible if e.durable),
         "replayed_events": sum(1 for e in events.values() if e.durable > 1),
+        # for the rules (tests/rules_reference.py): the certificates as compared
+        "claim_cert": claim,
+        "refutation_cert": refutation,
+        "discrete": discrete,
+        "events": events,
     }
 
 

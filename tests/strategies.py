@@ -181,6 +181,8 @@ def logsets(
                         if mark is None
                         else draw(st.one_of(st.none(), st.booleans())),
                         "ordering": draw(st.sampled_from([None, None, "other"])),
+                        "resume_token": draw(st.sampled_from([None, "t1", "t2", "t3"])),
+                        "page_id": draw(st.sampled_from([None, *page_ids])),
                     }
                 )
     if draw(st.booleans()):

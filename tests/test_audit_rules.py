@@ -354,6 +354,44 @@ def test_overclaim_causes(tmp_path: Path) -> None:
     assert '"cause":"unknown"' in found(tmp_path / "e", overclaim(True), "overclaim")[0]["evidence"]
 
 
+def test_a_rule_reports_each_key_once(tmp_path: Path) -> None:
+    """§5: two won writes of attempt a2 with generation 2 (one key), neither after a
+    generation 1: each breaks the chain, and the finding is reported once, at the
+    earlier write."""
+    tables = {
+        "checkpoints": [
+            checkpoint("p0", 2, 5, attempt="a2", expected=1, written=2),
+            checkpoint("p0", 2, 6, attempt="a2", expected=1, written=5),
+        ]
+    }
+    rows = found(tmp_path, tables, "cas_chain_broken")
+    assert [(r["attempt_id"], r["generation"], r["at"]) for r in rows] == [
+        ("a2", 2, at(2).replace(tzinfo=None))
+    ]
+
+
+def test_a_token_handed_for_another_partition_is_a_mixed_checkpoint(tmp_path: Path) -> None:
+    """Attempt a1 reads p0 and p1; p0's checkpoint keeps the token of p1's page: it
+    would resume p0 from p1's stream. Twin: p0's own page's token."""
+
+    def tables(token: str) -> Tables:
+        return {
+            "pages": [
+                page("g0", 0, 1, 1, 1, next_token="t-p0"),
+                page("g1", 0, 1, 1, 1, partition="p1", next_token="t-p1"),
+            ],
+            "receipts": [
+                receipt("e1", 1, page_id="g0"),
+                receipt("f1", 1, page_id="g1", partition="p1"),
+            ],
+            "checkpoints": [checkpoint("p0", 1, 1, resume_token=token, page_id="g0", written=1)],
+        }
+
+    rows = found(tmp_path / "a", tables("t-p1"), "mixed_checkpoint")
+    assert [(r["partition_id"], r["attempt_id"]) for r in rows] == [("p0", "a1")]
+    assert found(tmp_path / "b", tables("t-p0"), "mixed_checkpoint") == []
+
+
 def test_observed_max_compares_the_claim_as_a_certificate(tmp_path: Path) -> None:
     """§2: discrete certificates are normalized before any comparison. A claim of
     (3, exclusive) is 2 inclusive, the highest known position: observed_max; a claim

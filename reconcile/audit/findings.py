@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from reconcile.catalog import SEVERITIES
+from reconcile.catalog import RULES, SEVERITIES, key_fields
 from reconcile.engine.analysis import Analysis
 from reconcile.engine.settings import AuditSettings
 from reconcile.engine.steps.rules import PARTITION_FINDINGS as _PARTITION_FINDINGS
@@ -48,9 +48,21 @@ def findings(analysis: Analysis) -> pl.DataFrame:
     return sort_findings(as_findings(analysis.read("rc_findings")))
 
 
+# every field some rule's key holds (docs/contract.md §5), scope_id first
+_KEY_FIELDS = tuple(dict.fromkeys(f for rule in RULES for f in key_fields(rule)))
+
+
+def _key(field: str) -> pl.Expr:
+    """``field`` where the finding's rule keys on it, else null."""
+    rules = [rule for rule in RULES if field in key_fields(rule)]
+    return pl.when(pl.col("rule").is_in(rules)).then(pl.col(field)).alias(f"__key_{field}")
+
+
 def sort_findings(found: pl.DataFrame) -> pl.DataFrame:
-    """Findings in report order: most severe first, then by rule and key."""
-    return found.with_columns(pl.col("severity").cast(SEVERITY)).sort(
+    """Findings in report order: most severe first, then by rule and key. A rule
+    reports each key once (§5): where two of its findings share one (two won writes
+    of one attempt with one generation), the earliest is kept."""
+    ordered = found.with_columns(pl.col("severity").cast(SEVERITY)).sort(
         "severity",
         "rule",
         "scope_id",
@@ -60,6 +72,12 @@ def sort_findings(found: pl.DataFrame) -> pl.DataFrame:
         "generation",
         nulls_last=True,
         maintain_order=True,
+    )
+    keys = [f"__key_{f}" for f in _KEY_FIELDS]
+    return (
+        ordered.with_columns(_key(f) for f in _KEY_FIELDS)
+        .unique(subset=["rule", *keys], keep="first", maintain_order=True)
+        .drop(keys)
     )
 
 

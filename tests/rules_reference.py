@@ -1,0 +1,200 @@
+"""A deliberately plain pure-Python reading of docs/contract.md §5, kept in the tests:
+the audit rules about checkpoint writes and events, each a loop over small lists of
+dicts, transcribed from the rule's sentence. Each returns the rule's keys (§5: the
+fields that identify one finding), with the scope.
+
+The certificates and the state of a partition at an instant come from
+``tests/reference.py`` (§4). Readings, where the contract leaves room, are the
+engine's documented ones (docs/contract.md §8): a won write's place among its
+partition's is (written_at, generation, attempt_id); an unknown endpoint reads as
+inclusive; a claim in another ordering than its scope's is compared with nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests import reference
+from tests.reference import Row, Tables
+
+Key = tuple[Any, ...]
+
+
+def _won(tables: Tables, T: Any) -> dict[tuple[str, str], list[Row]]:
+    """Each partition's won writes up to T, in their order."""
+    out: dict[tuple[str, str], list[Row]] = {}
+    for row in tables.get("checkpoints", ()):
+        if row["cas_result"] == "won" and row["written_at"] <= T:
+            out.setdefault((row["scope_id"], row["partition_id"]), []).append(row)
+    for writes in out.values():
+        writes.sort(key=lambda r: (r["written_at"], r["generation"], r["attempt_id"].encode()))
+    return out
+
+
+def _write_key(row: Row) -> Key:
+    return (row["scope_id"], row["partition_id"], row["attempt_id"], row["generation"])
+
+
+def _claim(row: Row) -> Any:
+    if row.get("watermark") is None:
+        return None
+    return (row["watermark"], row.get("watermark_inclusive"))
+
+
+def _comparable(tables: Tables, row: Row) -> bool:
+    ordering = reference.scopes(tables)[row["scope_id"]]["ordering"]
+    return row.get("ordering") is None or row["ordering"] == ordering
+
+
+def _discrete(tables: Tables, scope: str) -> bool:
+    return reference.scopes(tables)[scope]["domain"] == "discrete"
+
+
+def cas_chain_broken(tables: Tables, T: Any) -> set[Key]:
+    """A won write's expected_generation differs from the generation of the
+    partition's previous won write, 0 before the first."""
+    found = set()
+    for writes in _won(tables, T).values():
+        previous = 0
+        for row in writes:
+            if row["expected_generation"] != previous:
+                found.add(_write_key(row))
+            previous = row["generation"]
+    return found
+
+
+def stale_owner_won(tables: Tables, T: Any) -> set[Key]:
+    """A won write's owner_epoch is below that of an earlier won write."""
+    found = set()
+    for writes in _won(tables, T).values():
+        for i, row in enumerate(writes):
+            if any(row["owner_epoch"] < earlier["owner_epoch"] for earlier in writes[:i]):
+                found.add(_write_key(row))
+    return found
+
+
+def watermark_regressed(tables: Tables, T: Any) -> set[Key]:
+    """A won write's claim is below the latest earlier won claim of the partition."""
+    found = set()
+    for (scope, _), writes in _won(tables, T).items():
+        discrete = _discrete(tables, scope)
+        latest = None
+        for row in writes:
+            claim = _claim(row) if _comparable(tables, row) else None
+            if claim is None:
+                continue
+            if latest is not None and reference.above(latest, claim, discrete):
+                found.add(_write_key(row))
+            latest = claim
+    return found
+
+
+def unknown_endpoint(tables: Tables, T: Any) -> set[Key]:
+    """A won claim has watermark_inclusive null."""
+    return {
+        _write_key(row)
+        for writes in _won(tables, T).values()
+        for row in writes
+        if row.get("watermark") is not None and row.get("watermark_inclusive") is None
+    }
+
+
+def mixed_checkpoint(tables: Tables, T: Any) -> set[Key]:
+    """(With pages) a won write's non-null resume_token is not the next_token of a page
+    of its partition fetched by the same attempt at or before written_at."""
+    if "pages" not in tables:
+        return set()
+    found = set()
+    for (scope, partition), writes in _won(tables, T).items():
+        for row in writes:
+            token = row.get("resume_token")
+            if token is None:
+                continue
+            handed = any(
+                page["scope_id"] == scope
+                and page["partition_id"] == partition
+                and page["attempt_id"] == row["attempt_id"]
+                and page.get("next_token") == token
+                and page["fetched_at"] <= row["written_at"]
+                for page in tables["pages"]
+            )
+            if not handed:
+                found.add(_write_key(row))
+    return found
+
+
+def overclaim(tables: Tables, T: Any) -> set[Key]:
+    """A won write's claim is above the partition's refutation bound (§4.10) at its
+    written_at."""
+    found = set()
+    for (scope, partition), writes in _won(tables, T).items():
+        discrete = _discrete(tables, scope)
+        for row in writes:
+            claim = _claim(row)
+            if claim is None or not _comparable(tables, row):
+                continue
+            then = reference.partition_state(tables, scope, partition, row["written_at"])
+            if reference.above(claim, then["refutation_cert"], discrete):
+                found.add(_write_key(row))
+    return found
+
+
+def ordering_mutated(tables: Tables, T: Any) -> set[Key]:
+    """An event_id appears at two different positions (its known sightings at T)."""
+    found = set()
+    for scope, partition in reference.partitions(tables):
+        state = reference.partition_state(tables, scope, partition, T)
+        found |= {(scope, partition, e) for e, ev in state["events"].items() if ev.mutated}
+    return found
+
+
+def replayed_events(tables: Tables, T: Any) -> set[Key]:
+    """A partition has known events with more than one durable receipt: one finding."""
+    found = set()
+    for scope, partition in reference.partitions(tables):
+        state = reference.partition_state(tables, scope, partition, T)
+        if any(ev.durable > 1 for ev in state["events"].values()):
+            found.add((scope, partition))
+    return found
+
+
+def skipped_event(tables: Tables, T: Any) -> set[Key]:
+    """At T an eligible known event with no durable outcome lies under the partition's
+    claimed certificate at T."""
+    found = set()
+    for scope, partition in reference.partitions(tables):
+        state = reference.partition_state(tables, scope, partition, T)
+        claim = state["claim_cert"]
+        if claim is None or state["claim_status"] == "incomparable":
+            continue
+        for event_id, ev in state["events"].items():
+            under = not reference.above((ev.position, True), claim, state["discrete"])
+            if ev.eligible and not ev.durable and under:
+                found.add((scope, partition, event_id))
+    return found
+
+
+RULES = {
+    "cas_chain_broken": cas_chain_broken,
+    "stale_owner_won": stale_owner_won,
+    "watermark_regressed": watermark_regressed,
+    "unknown_endpoint": unknown_endpoint,
+    "mixed_checkpoint": mixed_checkpoint,
+    "overclaim": overclaim,
+    "ordering_mutated": ordering_mutated,
+    "replayed_events": replayed_events,
+    "skipped_event": skipped_event,
+}
+
+# each rule's key (§5), as columns of the findings table
+KEYS = {
+    "cas_chain_broken": ("scope_id", "partition_id", "attempt_id", "generation"),
+    "stale_owner_won": ("scope_id", "partition_id", "attempt_id", "generation"),
+    "watermark_regressed": ("scope_id", "partition_id", "attempt_id", "generation"),
+    "unknown_endpoint": ("scope_id", "partition_id", "attempt_id", "generation"),
+    "mixed_checkpoint": ("scope_id", "partition_id", "attempt_id", "generation"),
+    "overclaim": ("scope_id", "partition_id", "attempt_id", "generation"),
+    "ordering_mutated": ("scope_id", "partition_id", "event_id"),
+    "replayed_events": ("scope_id", "partition_id"),
+    "skipped_event": ("scope_id", "partition_id", "event_id"),
+}
