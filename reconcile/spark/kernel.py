@@ -183,7 +183,13 @@ def _of_partitions(relpath: str, part: pa.Table, keep: frozenset[str]) -> pa.Tab
 
 
 def _of_table(relpath: str, table: str) -> bool:
-    return relpath == f"{table}.parquet" or relpath.startswith(f"{table}/")
+    """Whether ``relpath`` is a file of ``table``: ``<table>.parquet``, or a file under
+    ``<table>/`` or ``<table>.parquet/`` (the folder Spark and many writers make)."""
+    return (
+        relpath == f"{table}.parquet"
+        or relpath.startswith(f"{table}/")
+        or relpath.startswith(f"{table}.parquet/")
+    )
 
 
 def _source_problem(problem: Problem, laid: ScopeFiles, job: Job) -> dict[str, Any]:

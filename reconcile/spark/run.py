@@ -3,8 +3,10 @@ the buckets' partition phase and the scopes' tasks) and the commands on them."""
 
 from __future__ import annotations
 
+import re
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -20,6 +22,7 @@ from reconcile.engine.analysis import frame
 from reconcile.engine.namespace import parse_as_of
 from reconcile.engine.registry import PARTITION_INPUTS
 from reconcile.errors import (
+    InputError,
     InvalidLogSet,
     ReconcileError,
     ResourceError,
@@ -36,6 +39,7 @@ from reconcile.spark.scatter import (
     FACTS_SCHEMA,
     PIECE_ROWS,
     PIECES_SCHEMA,
+    SourceFile,
     by_bucket,
     footers,
     from_ipc,
@@ -162,6 +166,13 @@ class SparkEngine:
         self.files: dict[str, int] = {}
         self.end_ns: int | None = None
 
+    def _files(self, uris: list[str]) -> DataFrame:
+        """The files at ``uris``, (path, content) each, read as named: Hadoop reads a
+        path as a glob pattern, so its pattern characters are escaped (a file named
+        ``x{1,2}.parquet`` was read as x1 and x2, and itself never)."""
+        literal = [_GLOB.sub(r"\\\g<0>", uri) for uri in uris]
+        return self.spark.read.format("binaryFile").load(literal).select("path", "content")
+
     def read_facts(self) -> None:
         """Each file's schema, row count and latest timestamp (a first Spark job, which
         reads the footers and the end-of-log columns only)."""
@@ -170,14 +181,12 @@ class SparkEngine:
         uris = list(dict.fromkeys(s.uri for s in self.sources.values()))
         if uris:
             with spark_errors(f"read the log set {self.root}"):
-                files = self.spark.read.format("binaryFile").load(uris)
                 rows = (
-                    files.select("path", "content")
-                    .mapInArrow(footers(self.sources), FACTS_SCHEMA)
-                    .collect()
+                    self._files(uris).mapInArrow(footers(self.sources), FACTS_SCHEMA).collect()
                 )
         else:
             rows = []
+        _read_once(self.root, [str(row["relpath"]) for row in rows], self.sources)
         ends = [row["end_ns"] for row in rows if row["end_ns"] is not None]
         self.end_ns = max(ends) if ends else None
         for row in sorted(rows, key=lambda r: str(r["relpath"])):
@@ -195,7 +204,7 @@ class SparkEngine:
         if not sources:
             return self.spark.createDataFrame([], schema)
         uris = list(dict.fromkeys(s.uri for s in sources.values()))
-        files = self.spark.read.format("binaryFile").load(uris).select("path", "content")
+        files = self._files(uris)
         return files.mapInArrow(scatter(sources, self.rows_per_piece, buckets), schema)
 
     def _buckets(self) -> int:
@@ -378,6 +387,22 @@ class SparkEngine:
 
     def close(self) -> None:
         """Nothing is cached between jobs: kept for the callers' try/finally."""
+
+
+# Hadoop's glob pattern characters (org.apache.hadoop.fs.GlobPattern), and its escape
+_GLOB = re.compile(r"[\\{}\[\]*?]")
+
+
+def _read_once(root: str | Path, read: list[str], sources: Mapping[str, SourceFile]) -> None:
+    """InputError unless Spark read every file of the log set, each once: a file left
+    out or read twice would be a table silently cut or doubled."""
+    counts = Counter(read)
+    missing = sorted(set(sources) - set(counts))
+    twice = sorted(k for k, n in counts.items() if n > 1)
+    if missing or twice:
+        said = [f"not read: {', '.join(missing[:5])}"] if missing else []
+        said += [f"read more than once: {', '.join(twice[:5])}"] if twice else []
+        raise InputError(f"Spark did not read the files of {root} as listed ({'; '.join(said)})")
 
 
 def check_as_of(text: str) -> None:
