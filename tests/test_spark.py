@@ -687,3 +687,152 @@ def test_the_listing_refuses_a_hive_key_named_twice_on_a_path() -> None:
     assert [p.check for p in problems] == ["hive_key_repeated"]
     assert problems[0].files == ("receipts/partition_id=a/partition_id=b/x.parquet",)
     assert sources["receipts/partition_id=a/partition_id=b/x.parquet"].hive == {"partition_id": "b"}
+
+
+# --- layouts and files the Spark door once misread (a probe of the Spark engine) ---
+
+
+def _copy(name: str, target: Path) -> Path:
+    shutil.copytree(DATA / name, target)
+    (target / "truth.json").unlink(missing_ok=True)
+    return target
+
+
+def _dot_parquet_folders(target: Path) -> None:
+    """receipts in three files under receipts.parquet/, checkpoints in one under
+    checkpoints.parquet/: the folders Spark writes (the first file of each was lost)."""
+    receipts = pq.read_table(target / "receipts.parquet")
+    (target / "receipts.parquet").unlink()
+    (target / "receipts.parquet").mkdir()
+    third = receipts.num_rows // 3 + 1
+    for i in range(3):
+        pq.write_table(
+            receipts.slice(i * third, third), target / f"receipts.parquet/part-{i}.parquet"
+        )
+    checkpoints = pq.read_table(target / "checkpoints.parquet")
+    (target / "checkpoints.parquet").unlink()
+    (target / "checkpoints.parquet").mkdir()
+    pq.write_table(checkpoints, target / "checkpoints.parquet/part-00000.parquet")
+
+
+def _glob_names(target: Path) -> None:
+    """receipts in x1, x2 and a file named x{1,2}.parquet (Hadoop read the last as
+    the pattern: x1 and x2 twice, itself never)."""
+    receipts = pq.read_table(target / "receipts.parquet")
+    (target / "receipts.parquet").unlink()
+    (target / "receipts").mkdir()
+    third = receipts.num_rows // 3 + 1
+    for i, name in enumerate(("x1", "x2", "x{1,2}")):
+        pq.write_table(receipts.slice(i * third, third), target / f"receipts/{name}.parquet")
+
+
+def _published_by_time(target: Path) -> None:
+    """published in hive folders by published_at, with a late scalar publication of
+    +inf after every other row: the end of the log set is in a folder's name (it was
+    left out, and T came before that publication)."""
+    published = pq.read_table(target / "published.parquet")
+    (target / "published.parquet").unlink()
+    late = {
+        "scope_id": ["s0"],
+        "epoch": pa.array([None], pa.int64()),
+        "published_at": pa.array(
+            [datetime(2026, 1, 1, 0, 0, 30)], published.schema.field("published_at").type
+        ),
+        "kind": ["scalar"],
+        "frontier": pa.array([None], pa.int64()),
+        "frontier_inclusive": pa.array([None], pa.bool_()),
+    }
+    published = pa.concat_tables([published, pa.table(late, schema=published.schema)])
+    for value in pc.unique(published["published_at"]).to_pylist():
+        rows = published.filter(pc.equal(published["published_at"], value))
+        folder = target / f"published/published_at={value.strftime('%Y-%m-%dT%H:%M:%S.%fZ')}"
+        folder.mkdir(parents=True)
+        pq.write_table(rows.drop_columns(["published_at"]), folder / "part.parquet")
+
+
+@pytest.mark.parametrize(
+    "layout", [_dot_parquet_folders, _glob_names, _published_by_time], ids=lambda f: f.__name__
+)
+def test_layouts_audit_the_same(spark: SparkSession, tmp_path: Path, layout: Any) -> None:
+    folder = _copy("clean", tmp_path / "logs")
+    layout(folder)
+    duck = duckdb_audit(folder)
+    assert_same(spark_audit(spark, folder), duck)
+    if layout is _published_by_time:
+        assert "published_overclaim" in set(duck.findings["rule"])
+
+
+def _empty_file_of_wrong_type(target: Path) -> None:
+    """A receipts file with no rows whose position is text (no task saw it)."""
+    receipts = pq.read_table(target / "receipts.parquet")
+    (target / "receipts.parquet").unlink()
+    (target / "receipts").mkdir()
+    pq.write_table(receipts, target / "receipts/a.parquet")
+    schema = receipts.schema
+    bad = schema.set(schema.get_field_index("position"), pa.field("position", pa.string()))
+    pq.write_table(bad.empty_table(), target / "receipts/z.parquet")
+
+
+def _mixed_coordinates(target: Path) -> None:
+    """Scope int of clean (int64 positions) beside the scopes of timestamps (times):
+    each scope's task saw one coordinate type, the log set has two."""
+    shutil.rmtree(target)
+    target.mkdir()
+    for origin, prefix in (("clean", "int-"), ("timestamps", "ts-")):
+        for file in sorted((DATA / origin).glob("*.parquet")):
+            if file.name.startswith("snapshot"):
+                continue
+            table = pq.read_table(file)
+            ids = pc.binary_join_element_wise(prefix, table["scope_id"], "")
+            table = table.set_column(table.schema.get_field_index("scope_id"), "scope_id", ids)
+            (target / file.stem).mkdir(exist_ok=True)
+            pq.write_table(table, target / file.stem / f"{origin}.parquet")
+
+
+def _int96_past_2262(target: Path) -> None:
+    """timestamps' receipts as INT96, one position in 2300 (pyarrow's nanoseconds wrap
+    it into 1715)."""
+    receipts = pq.read_table(target / "receipts.parquet")
+    positions = receipts["position"].to_pylist()
+    positions[0] = datetime(2300, 1, 1, tzinfo=positions[1].tzinfo)
+    column = pa.array(positions, receipts.schema.field("position").type)
+    receipts = receipts.set_column(receipts.schema.get_field_index("position"), "position", column)
+    pq.write_table(receipts, target / "receipts.parquet", use_deprecated_int96_timestamps=True)
+
+
+def _int96_nanoseconds(target: Path) -> None:
+    """timestamps' receipts as INT96, one recorded_at 123 ns past a microsecond."""
+    receipts = pq.read_table(target / "receipts.parquet")
+    ns = pa.timestamp("ns", tz=receipts.schema.field("recorded_at").type.tz)
+    times = pc.cast(receipts["recorded_at"], ns).cast(pa.int64()).to_pylist()
+    times[0] += 123
+    column = pa.array(times, pa.int64()).cast(ns)
+    receipts = receipts.set_column(
+        receipts.schema.get_field_index("recorded_at"), "recorded_at", column
+    )
+    pq.write_table(receipts, target / "receipts.parquet", use_deprecated_int96_timestamps=True)
+
+
+@pytest.mark.parametrize(
+    ("origin", "breaks"),
+    [
+        ("clean", _empty_file_of_wrong_type),
+        ("clean", _mixed_coordinates),
+        ("timestamps", _int96_past_2262),
+        ("timestamps", _int96_nanoseconds),
+    ],
+    ids=lambda v: v.__name__ if callable(v) else v,
+)
+def test_invalid_files_are_refused_as_on_duckdb(
+    spark: SparkSession, tmp_path: Path, origin: str, breaks: Any
+) -> None:
+    """Each was audited on Spark (exit 0 or 1, with a wrong report); DuckDB refuses
+    it. Spark names at least DuckDB's problems (past 2262, also the range it reads)."""
+    folder = _copy(origin, tmp_path / "logs")
+    breaks(folder)
+    duck = validate_logset(folder)
+    assert not duck.ok
+    with pytest.raises(InvalidLogSet) as raised:
+        spark_audit(spark, folder)
+    found = {(p.check, p.table, p.column) for p in raised.value.report.problems}
+    assert {(p.check, p.table, p.column) for p in duck.problems} <= found

@@ -78,6 +78,11 @@ def _int96_columns(path: Path, columns: dict[str, pa.DataType]) -> tuple[str, ..
         schema = pq.read_metadata(path).schema
     except (OSError, ValueError, pa.ArrowException):
         return ()
+    return int96_columns(schema)
+
+
+def int96_columns(schema: pq.ParquetSchema) -> tuple[str, ...]:
+    """The top-level columns of a Parquet schema stored as INT96."""
     return tuple(
         schema.column(i).name
         for i in range(len(schema))

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
+import pyarrow.parquet as pq
 
 from reconcile.audit import AuditResult, no_exemptions
 from reconcile.audit.findings import sort_findings
@@ -28,8 +29,9 @@ from reconcile.errors import (
     ResourceError,
     UsageError,
 )
+from reconcile.logset.discover import discover
 from reconcile.mapping import NONE, LogMapping, resolve_mapping
-from reconcile.mapping.check import uncovered_values
+from reconcile.mapping.check import in_user_terms, uncovered_values
 from reconcile.problems import Problem
 from reconcile.spark.kernel import FRAMES, OUTPUTS_SCHEMA, SHOWN, Job, evaluate, lay_out
 from reconcile.spark.listing import is_remote, local_sources, remote_sources
@@ -52,6 +54,7 @@ from reconcile.spark.tasks import (
     scopes_kernel,
     timelines_kernel,
 )
+from reconcile.validate import validate_files
 from reconcile.validate.report import TableRead, ValidationReport
 from reconcile_schemas import TABLES
 
@@ -164,6 +167,8 @@ class SparkEngine:
         self._facts_read = False
         self.tables: dict[str, tuple[str, bytes]] = {}
         self.files: dict[str, int] = {}
+        # every file's schema (an empty IPC table), by its relpath
+        self.schemas: dict[str, bytes] = {}
         self.end_ns: int | None = None
 
     def _files(self, uris: list[str]) -> DataFrame:
@@ -181,9 +186,7 @@ class SparkEngine:
         uris = list(dict.fromkeys(s.uri for s in self.sources.values()))
         if uris:
             with spark_errors(f"read the log set {self.root}"):
-                rows = (
-                    self._files(uris).mapInArrow(footers(self.sources), FACTS_SCHEMA).collect()
-                )
+                rows = self._files(uris).mapInArrow(footers(self.sources), FACTS_SCHEMA).collect()
         else:
             rows = []
         _read_once(self.root, [str(row["relpath"]) for row in rows], self.sources)
@@ -193,6 +196,7 @@ class SparkEngine:
             table = self.sources[row["relpath"]].table
             self.files[table] = self.files.get(table, 0) + 1
             self.tables.setdefault(table, (row["relpath"], bytes(row["blob"])))
+            self.schemas[str(row["relpath"])] = bytes(row["blob"])
         self._facts_read = True
 
     def pieces(self, tables: Iterable[str] | None = None, buckets: int = 0) -> DataFrame:
@@ -309,6 +313,31 @@ class SparkEngine:
                 .collect()
             )
 
+    def _schema_problems(self, job: Job) -> list[dict[str, Any]]:
+        """The layout and schema problems of the whole log set, found on the driver
+        from every file's schema (an empty stand-in of each, validated): what no task
+        sees, a file without rows, and what only every file together shows, as the
+        log set's coordinate type. Row problems are the tasks'."""
+        with tempfile.TemporaryDirectory(prefix="reconcile-schemas-") as folder:
+            root = Path(folder)
+            for relpath, blob in self.schemas.items():
+                path = root / relpath
+                path.parent.mkdir(parents=True, exist_ok=True)
+                pq.write_table(from_ipc(blob), path)
+            report = validate_files(
+                discover(root), config=job.config(), max_examples=job.max_examples
+            )
+        found = []
+        for problem in report.problems:
+            if problem.failing_rows is not None or problem.check.startswith("unreadable"):
+                continue
+            named = in_user_terms(problem, self.mapped).to_dict()
+            users = job.user_files
+            named["files"] = list(dict.fromkeys(users.get(f, f) for f in named["files"]))
+            named["file"] = named["files"][0] if named["files"] else None
+            found.append(named)
+        return found
+
     def _uncovered(self, max_examples: int) -> list[Problem]:
         """Values the mapping's value maps miss, found here on the driver (a scan of the
         mapped columns alone, as validation makes on one machine)."""
@@ -334,6 +363,10 @@ class SparkEngine:
         )
         collected = Collected()
         collected.problems.append([p.to_dict() for p in uncovered])
+        collected.problems.append(self._schema_problems(job))
+        if any(collected.problems) and job.command != "validate":
+            # invalid whatever the rows hold: the tasks validate, and compute nothing
+            job = Job(**{**job.__dict__, "command": "validate"})
         buckets = self._buckets()
         if buckets:
             phased = Job(**{**job.__dict__, "phased": True, "buckets": buckets})

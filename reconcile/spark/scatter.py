@@ -23,12 +23,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from reconcile.db import connect
 from reconcile.errors import resource_error
 from reconcile.logset.arrow_types import Kind, kind_of
+from reconcile.logset.file_schemas import int96_columns
+from reconcile.logset.normalize import text_instant
 from reconcile.mapping.bind import MappedTable
 from reconcile.problems import Problem
 from reconcile.spark.mapped import mapped_count_and_end, mapped_rows
-from reconcile_schemas import ROW_TIME
+from reconcile.validate.int96 import int96_finer, int96_problem
+from reconcile_schemas import ROW_TIME, TABLES, table_schema
 
 # The timestamp column of each table that the end of the log set reads
 # (sql/end_of_log.sql): the latest of them all; each table's row time.
@@ -111,6 +115,18 @@ def end_ns(source: SourceFile, table: pa.Table | pa.RecordBatch) -> int | None:
     return None if latest is None else int(latest) * _NS_PER[column.type.unit]
 
 
+def hive_end_ns(value: str) -> int | None:
+    """A row time written as a hive key (``published_at=2026-01-01T00:00:30Z/``), in
+    ns since the epoch, read as the engine reads it (:func:`text_instant`); None where
+    it is no time (validation names the folder)."""
+    with connect() as con:
+        try:
+            rows = con.execute(f"SELECT epoch_ns({text_instant('$v')})", {"v": value}).fetchall()
+        except duckdb.Error:
+            return None
+    return None if not rows or rows[0][0] is None else int(rows[0][0])
+
+
 def _split(source: SourceFile, rows: pa.Table) -> Iterator[tuple[str | None, pa.Table]]:
     """The rows by scope, each scope's in file order."""
     keys = _scope_keys(source, rows)
@@ -160,8 +176,10 @@ PROBLEM = "__problem__"
 
 
 def _parquet_batches(content: bytes, rows_per_piece: int) -> Iterator[pa.Table]:
-    """A Parquet file's rows, ``rows_per_piece`` at a time, with SOURCE_ROW."""
-    parquet = pq.ParquetFile(pa.BufferReader(content))
+    """A Parquet file's rows, ``rows_per_piece`` at a time, with SOURCE_ROW. INT96
+    times are read to the microsecond, as DuckDB reads them: pyarrow's nanoseconds
+    would wrap a year past 2262 into another time, which no range check could see."""
+    parquet = pq.ParquetFile(pa.BufferReader(content), coerce_int96_timestamp_unit="us")
     offset = 0
     for batch in parquet.iter_batches(batch_size=rows_per_piece, use_threads=False):
         yield pa.Table.from_batches([batch]).append_column(
@@ -190,6 +208,22 @@ def _unreadable(source: SourceFile, error: duckdb.Error) -> dict[str, object]:
     return {"scope_id": None, "relpath": PROBLEM, "blob": json.dumps(problem.to_dict()).encode()}
 
 
+def _int96_problems(source: SourceFile, content: bytes) -> Iterator[dict[str, object]]:
+    """Pieces saying which contract columns of a Parquet file are INT96 with times
+    finer than a microsecond (validation's int96_nanoseconds, as on one machine):
+    the pieces carry them read to the microsecond."""
+    parquet = pq.ParquetFile(pa.BufferReader(content))
+    contract = set(table_schema(source.table).columns) if source.table in TABLES else set()
+    for stored in int96_columns(parquet.schema):
+        if stored not in contract or stored in source.hive:
+            continue
+        count, examples = int96_finer(parquet, stored, stored, source.relpath)
+        if count:
+            problem = int96_problem(source.table, stored, source.relpath, count, examples)
+            blob = json.dumps(problem.to_dict(), default=str).encode()
+            yield {"scope_id": None, "relpath": PROBLEM, "blob": blob}
+
+
 def pieces(
     source: SourceFile, content: bytes, rows_per_piece: int = PIECE_ROWS, buckets: int = 0
 ) -> Iterator[dict[str, object]]:
@@ -200,6 +234,8 @@ def pieces(
     problem from the scope's task counts once)."""
     batches: Iterable[pa.Table]
     if source.mapped is None:
+        for problem in _int96_problems(source, content):
+            yield {**problem, "bucket": 0} if buckets else problem
         batches = _parquet_batches(content, rows_per_piece)
     else:
         try:
@@ -252,11 +288,14 @@ def facts(source: SourceFile, content: bytes) -> dict[str, object]:
     mapped columns, read whole)."""
     if source.mapped is not None:
         return _mapped_facts(source, content)
-    parquet = pq.ParquetFile(pa.BufferReader(content))
+    parquet = pq.ParquetFile(pa.BufferReader(content), coerce_int96_timestamp_unit="us")
     schema = parquet.schema_arrow
     name = END_COLUMNS.get(source.table)
     latest = None
-    if name is not None and name in schema.names and name not in source.hive:
+    if name is not None and name in source.hive:
+        if parquet.metadata.num_rows:
+            latest = hive_end_ns(source.hive[name])
+    elif name is not None and name in schema.names:
         latest = end_ns(source, parquet.read(columns=[name], use_threads=False))
     return {
         "relpath": source.relpath,

@@ -33,6 +33,50 @@ def _finer(column: pa.Array) -> pa.Array:
     return pc.fill_null(pc.not_equal(pc.cast(micros, column.type), column), False)
 
 
+def int96_finer(
+    parquet: pq.ParquetFile, stored: str, name: str, label: str, max_examples: int = 5
+) -> tuple[int, list[dict[str, object]]]:
+    """How many values of the INT96 column ``stored`` of ``parquet`` (read as
+    nanoseconds: pyarrow's default) are finer than a microsecond, and the first few
+    as example rows (file ``label``, the contract column ``name``)."""
+    count, examples = 0, list[dict[str, object]]()
+    offset = 0
+    for batch in parquet.iter_batches(batch_size=_BATCH, columns=[stored]):
+        column = batch.column(0)
+        finer = _finer(column)
+        found = pc.sum(finer).as_py() or 0
+        if found and len(examples) < max_examples:
+            # the first few only, as text to the nanosecond (the outputs' form)
+            picked = pc.indices_nonzero(finer).slice(0, max_examples - len(examples))
+            shown = times_as_text(pl.DataFrame({name: column.take(picked)}))
+            for index, text in zip(picked.to_pylist(), shown[name], strict=True):
+                examples.append({"file": label, "row": offset + index, name: text})
+        count += found
+        offset += batch.num_rows
+    return count, examples
+
+
+def int96_problem(
+    table: str, name: str, label: str, count: int, examples: Sequence[dict[str, object]]
+) -> Problem:
+    """The problem of a file whose INT96 column ``name`` holds ``count`` times finer
+    than a microsecond."""
+    return Problem(
+        check="int96_nanoseconds",
+        table=table,
+        column=name,
+        files=(label,),
+        failing_rows=count,
+        message=(
+            f"column {name} is stored as INT96 with times finer than a"
+            " microsecond, which the engine would read to the microsecond:"
+            " write it as an INT64 timestamp in nanoseconds (pyarrow's"
+            " default; Impala and Hive write INT96)"
+        ),
+        examples=tuple(examples),
+    )
+
+
 def int96_problems(
     files: LogSetFiles, table: str, schemas: Sequence[FileSchema], max_examples: int = 5
 ) -> list[Problem]:
@@ -41,40 +85,10 @@ def int96_problems(
     contract = set(table_schema(table).columns)
     problems = []
     for file in schemas:
+        label = files.relative(file.path)
         for name, stored in ((c, f) for c, f in file.int96 if c in contract):
-            count, examples = 0, list[dict[str, object]]()
-            offset = 0
-            for batch in pq.ParquetFile(file.path).iter_batches(
-                batch_size=_BATCH, columns=[stored]
-            ):
-                column = batch.column(0)
-                finer = _finer(column)
-                found = pc.sum(finer).as_py() or 0
-                if found and len(examples) < max_examples:
-                    # the first few only, as text to the nanosecond (the outputs' form)
-                    picked = pc.indices_nonzero(finer).slice(0, max_examples - len(examples))
-                    shown = times_as_text(pl.DataFrame({name: column.take(picked)}))
-                    for index, text in zip(picked.to_pylist(), shown[name], strict=True):
-                        examples.append(
-                            {"file": files.relative(file.path), "row": offset + index, name: text}
-                        )
-                count += found
-                offset += batch.num_rows
+            parquet = pq.ParquetFile(file.path)
+            count, examples = int96_finer(parquet, stored, name, label, max_examples)
             if count:
-                problems.append(
-                    Problem(
-                        check="int96_nanoseconds",
-                        table=table,
-                        column=name,
-                        files=(files.relative(file.path),),
-                        failing_rows=count,
-                        message=(
-                            f"column {name} is stored as INT96 with times finer than a"
-                            " microsecond, which the engine would read to the microsecond:"
-                            " write it as an INT64 timestamp in nanoseconds (pyarrow's"
-                            " default; Impala and Hive write INT96)"
-                        ),
-                        examples=tuple(examples),
-                    )
-                )
+                problems.append(int96_problem(table, name, label, count, examples))
     return problems
