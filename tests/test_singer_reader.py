@@ -507,3 +507,19 @@ def test_key_properties_named_with_quotes_or_backslashes_are_read(
     )
     code = main(["audit", str(logs), "--source", "singer", "--out", str(tmp_path / "out")])
     assert code == 2
+
+
+def test_a_state_before_any_timed_message_stays_first_when_times_go_back(tmp_path: Path) -> None:
+    """The first STATE is dated before the earliest time of the stream, not before the
+    first in order: records extracted at 10 s and then at 0 s leave it first, and
+    the later STATE (7) the claim; dated after the 0 s record it was a claim gone
+    back (watermark_regressed) that no run made."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    late = {**_record("b", 6), "time_extracted": "2026-01-01T00:00:10+00:00"}
+    early = {**_record("c", 7), "time_extracted": "2026-01-01T00:00:00+00:00"}
+    messages = [_state(5), SCHEMA, late, early, _state(7)]
+    (logs / "run-1.jsonl").write_text("".join(json.dumps(m) + "\n" for m in messages))
+    out = tmp_path / "out"
+    assert main(["audit", str(logs), "--source", "singer", "--out", str(out)]) == 0
+    assert pl.read_parquet(out / "watermarks.parquet")["claimed_through"].to_list() == [7]

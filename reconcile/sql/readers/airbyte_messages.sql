@@ -36,15 +36,13 @@ SELECT
          THEN json_extract_string(l.record, '$.stream')
          ELSE json_extract_string(l.record, '$.namespace') || '.'
               || json_extract_string(l.record, '$.stream') END AS stream,
-    -- before the first message that carries a time, a second before its time (still
-    -- before every timed message); 2000-01-01 where none carries one
+    -- before the first message that carries a time, a second before the earliest time
+    -- any message carries (before every timed message); 2000-01-01 where none carries one
     make_timestamp_ns(CAST(round(coalesce(
         last_value(l.emitted_ms IGNORE NULLS) OVER (
             ORDER BY s.sync_no, l.line ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         ),
-        first_value(l.emitted_ms IGNORE NULLS) OVER (
-            ORDER BY s.sync_no, l.line ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
-        ) - 1000,
+        min(l.emitted_ms) OVER () - 1000,
         946684800000
     ) * 1000) AS BIGINT) * 1000) AS msg_at
 FROM lines AS l

@@ -33,15 +33,13 @@ SELECT
     r.run_no, r.run, l.line, l.type, l.stream, l.record, l.value, l.key_properties,
     l.bookmark_properties, l.time_extracted,
     -- the time of the last message that carried one, up to this one (across runs);
-    -- before the first such message, a second before its time (still before every
-    -- timed message, and no stall of years before it); 2000-01-01 where none carries one
+    -- before the first such message, a second before the earliest time any message
+    -- carries (before every timed message, and no stall of years before it); 2000-01-01 where none carries one
     make_timestamp_ns(epoch_ns(coalesce(
         last_value(l.time_extracted IGNORE NULLS) OVER (
             ORDER BY r.run_no, l.line ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         ),
-        first_value(l.time_extracted IGNORE NULLS) OVER (
-            ORDER BY r.run_no, l.line ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
-        ) - INTERVAL 1 SECOND,
+        min(l.time_extracted) OVER () - INTERVAL 1 SECOND,
         TIMESTAMPTZ '2000-01-01 00:00:00+00'
     ))) AS msg_at
 FROM lines AS l
