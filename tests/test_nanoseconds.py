@@ -463,6 +463,25 @@ def test_int96_times_finer_than_a_microsecond_are_refused(
     assert run(capsys, "validate", str(whole))[0] == 0
 
 
+def test_an_int96_time_past_2262_is_out_of_range_not_finer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Read as nanoseconds, an INT96 time in 2300 wraps into 1715 with digits below
+    the microsecond: it was named int96_nanoseconds, with a time the file never held.
+    It is out of range, and said so (timestamp_in_range, as DuckDB reads it)."""
+    logset = last_row_logset(tmp_path / "far")
+    rows = pq.read_table(logset / "receipts.parquet")
+    far = pa.array([at_ns(1), at_ns(5)], NS).to_pylist()
+    far[1] = datetime(2300, 1, 1)
+    column = pa.array(far, pa.timestamp("us"))
+    rows = rows.set_column(rows.schema.get_field_index("recorded_at"), "recorded_at", column)
+    pq.write_table(rows, logset / "receipts.parquet", use_deprecated_int96_timestamps=True)
+    code, out = run(capsys, "validate", str(logset), "--json")
+    assert code == 2
+    checks = [(p["check"], p["column"]) for p in json.loads(out)["problems"]]
+    assert checks == [("timestamp_in_range", "recorded_at")]
+
+
 def test_int96_through_a_mapping_is_refused_too(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

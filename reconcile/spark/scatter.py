@@ -217,7 +217,7 @@ def _int96_problems(source: SourceFile, content: bytes) -> Iterator[dict[str, ob
     for stored in int96_columns(parquet.schema):
         if stored not in contract or stored in source.hive:
             continue
-        count, examples = int96_finer(parquet, stored, stored, source.relpath)
+        count, examples = int96_finer(content, stored, stored, source.relpath)
         if count:
             problem = int96_problem(source.table, stored, source.relpath, count, examples)
             blob = json.dumps(problem.to_dict(), default=str).encode()

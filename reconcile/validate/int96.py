@@ -12,6 +12,7 @@ Arrow.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
@@ -27,23 +28,39 @@ from reconcile_schemas import table_schema
 _BATCH = 1 << 16
 
 
-def _finer(column: pa.Array) -> pa.Array:
-    """Which of a nanosecond timestamp array's values are not whole microseconds."""
-    micros = pc.cast(column, pa.timestamp("us", column.type.tz), safe=False)
-    return pc.fill_null(pc.not_equal(pc.cast(micros, column.type), column), False)
+# the microseconds a nanosecond timestamp holds (int64 nanoseconds since 1970)
+_NS_FIRST_US, _NS_LAST_US = -(2**63) // 1000 + 1, (2**63 - 1) // 1000
+
+
+def _finer(column: pa.Array, micros: pa.Array) -> pa.Array:
+    """Which values of an INT96 column, read as nanoseconds (``column``) and as
+    microseconds (``micros``), are not whole microseconds. A time a nanosecond
+    timestamp cannot hold (past 2262) wraps in ``column``: it is not finer, it is out
+    of range (timestamp_in_range names it, from DuckDB's microseconds)."""
+    us = pc.cast(micros, pa.int64())
+    held = pc.and_(pc.greater_equal(us, _NS_FIRST_US), pc.less_equal(us, _NS_LAST_US))
+    as_ns = pc.multiply(pc.if_else(held, us, 0), 1000)
+    differs = pc.not_equal(as_ns, pc.cast(column, pa.int64()))
+    return pc.fill_null(pc.and_(held, differs), False)
+
+
+def _open(source: Path | bytes, unit: str) -> pq.ParquetFile:
+    where = pa.BufferReader(source) if isinstance(source, bytes) else source
+    return pq.ParquetFile(where, coerce_int96_timestamp_unit=unit)
 
 
 def int96_finer(
-    parquet: pq.ParquetFile, stored: str, name: str, label: str, max_examples: int = 5
+    source: Path | bytes, stored: str, name: str, label: str, max_examples: int = 5
 ) -> tuple[int, list[dict[str, object]]]:
-    """How many values of the INT96 column ``stored`` of ``parquet`` (read as
-    nanoseconds: pyarrow's default) are finer than a microsecond, and the first few
-    as example rows (file ``label``, the contract column ``name``)."""
+    """How many values of the INT96 column ``stored`` of a Parquet file (a path, or
+    its bytes) are finer than a microsecond, and the first few as example rows (file
+    ``label``, the contract column ``name``)."""
     count, examples = 0, list[dict[str, object]]()
     offset = 0
-    for batch in parquet.iter_batches(batch_size=_BATCH, columns=[stored]):
+    micro_batches = _open(source, "us").iter_batches(batch_size=_BATCH, columns=[stored])
+    for batch in _open(source, "ns").iter_batches(batch_size=_BATCH, columns=[stored]):
         column = batch.column(0)
-        finer = _finer(column)
+        finer = _finer(column, next(micro_batches).column(0))
         found = pc.sum(finer).as_py() or 0
         if found and len(examples) < max_examples:
             # the first few only, as text to the nanosecond (the outputs' form)
@@ -87,8 +104,7 @@ def int96_problems(
     for file in schemas:
         label = files.relative(file.path)
         for name, stored in ((c, f) for c, f in file.int96 if c in contract):
-            parquet = pq.ParquetFile(file.path)
-            count, examples = int96_finer(parquet, stored, name, label, max_examples)
+            count, examples = int96_finer(file.path, stored, name, label, max_examples)
             if count:
                 problems.append(int96_problem(table, name, label, count, examples))
     return problems
