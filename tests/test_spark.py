@@ -836,3 +836,31 @@ def test_invalid_files_are_refused_as_on_duckdb(
         spark_audit(spark, folder)
     found = {(p.check, p.table, p.column) for p in raised.value.report.problems}
     assert {(p.check, p.table, p.column) for p in duck.problems} <= found
+
+
+def test_mapped_int96_times_are_refused_as_on_duckdb(spark: SparkSession, tmp_path: Path) -> None:
+    """foreign's receipts read through its mapping with recorded_at from an INT96
+    column, one time 123 ns past a microsecond: DuckDB refuses it (int96_nanoseconds);
+    Spark read it through the mapping, cut to the microsecond, and audited it."""
+    folder = _copy("foreign", tmp_path / "logs")
+    mapping = folder / "reconcile.toml"
+    old = 'recorded_at = { column = "recorded_ms", timestamp = "epoch_ms" }'
+    assert old in mapping.read_text()
+    mapping.write_text(mapping.read_text().replace(old, 'recorded_at = "rec"'))
+    events = pq.read_table(folder / "events.parquet")
+    ns = pc.multiply(events["recorded_ms"].cast(pa.int64()), 1_000_000).to_pylist()
+    ns[0] += 123
+    rec = pa.array(ns, pa.int64()).cast(pa.timestamp("ns", tz="UTC"))
+    pq.write_table(
+        events.append_column("rec", rec),
+        folder / "events.parquet",
+        use_deprecated_int96_timestamps=True,
+    )
+    duck = validate_logset(folder, mapping="auto")
+    assert ("int96_nanoseconds", "recorded_at") in {(p.check, p.column) for p in duck.problems}
+    engine = _engine(spark, folder)
+    try:
+        mine = run.validate(engine, Job("validate", {}))
+    finally:
+        engine.close()
+    assert [p.to_dict() for p in mine.problems] == [p.to_dict() for p in duck.problems]

@@ -100,7 +100,14 @@ def _mapped_int96(mapped: TableSource, path: Path) -> tuple[tuple[str, str], ...
         arrow_schema = pq.read_schema(path)
     except (OSError, ValueError, pa.ArrowException):
         return ()
-    stored = _int96_columns(path, {f.name: f.type for f in arrow_schema})
+    return mapped_int96(expressions, _int96_columns(path, {f.name: f.type for f in arrow_schema}))
+
+
+def mapped_int96(
+    expressions: dict[str, str], stored: tuple[str, ...]
+) -> tuple[tuple[str, str], ...]:
+    """(contract column, file column) for each contract column a mapping's
+    ``expressions`` read as they are from one of the INT96 columns ``stored``."""
     return tuple(
         (name, source)
         for name, sql in expressions.items()

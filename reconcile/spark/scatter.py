@@ -26,9 +26,10 @@ import pyarrow.parquet as pq
 from reconcile.db import connect
 from reconcile.errors import resource_error
 from reconcile.logset.arrow_types import Kind, kind_of
-from reconcile.logset.file_schemas import int96_columns
+from reconcile.logset.file_schemas import int96_columns, mapped_int96
 from reconcile.logset.normalize import text_instant
 from reconcile.mapping.bind import MappedTable
+from reconcile.mapping.check import in_user_terms
 from reconcile.problems import Problem
 from reconcile.spark.mapped import mapped_count_and_end, mapped_rows
 from reconcile.validate.int96 import int96_finer, int96_problem
@@ -212,14 +213,28 @@ def _int96_problems(source: SourceFile, content: bytes) -> Iterator[dict[str, ob
     """Pieces saying which contract columns of a Parquet file are INT96 with times
     finer than a microsecond (validation's int96_nanoseconds, as on one machine):
     the pieces carry them read to the microsecond."""
-    parquet = pq.ParquetFile(pa.BufferReader(content))
-    contract = set(table_schema(source.table).columns) if source.table in TABLES else set()
-    for stored in int96_columns(parquet.schema):
-        if stored not in contract or stored in source.hive:
-            continue
-        count, examples = int96_finer(content, stored, stored, source.relpath)
+    if source.mapped is not None and source.mapped.format != "parquet":
+        return
+    try:
+        stored = int96_columns(pq.ParquetFile(pa.BufferReader(content)).schema)
+    except (OSError, ValueError, pa.ArrowException):
+        return  # not Parquet: validation names the file
+    if not stored:
+        return
+    if source.mapped is not None:
+        # a mapped file: the contract columns its mapping reads as they are
+        pairs = mapped_int96(dict(source.mapped.expressions), stored)
+        label = source.user_file or source.relpath
+    else:
+        contract = set(table_schema(source.table).columns) if source.table in TABLES else set()
+        pairs = tuple((c, c) for c in stored if c in contract and c not in source.hive)
+        label = source.relpath
+    for name, column in pairs:
+        count, examples = int96_finer(content, column, name, label)
         if count:
-            problem = int96_problem(source.table, stored, source.relpath, count, examples)
+            problem = int96_problem(source.table, name, label, count, examples)
+            if source.mapped is not None:
+                problem = in_user_terms(problem, {source.table: source.mapped})
             blob = json.dumps(problem.to_dict(), default=str).encode()
             yield {"scope_id": None, "relpath": PROBLEM, "blob": blob}
 
@@ -233,9 +248,9 @@ def pieces(
     ``buckets``: a table the buckets alone validate is reported there, and the same
     problem from the scope's task counts once)."""
     batches: Iterable[pa.Table]
+    for problem in _int96_problems(source, content):
+        yield {**problem, "bucket": 0} if buckets else problem
     if source.mapped is None:
-        for problem in _int96_problems(source, content):
-            yield {**problem, "bucket": 0} if buckets else problem
         batches = _parquet_batches(content, rows_per_piece)
     else:
         try:
