@@ -370,6 +370,17 @@ def test_a_rule_reports_each_key_once(tmp_path: Path) -> None:
     ]
 
 
+def test_the_finding_kept_of_one_key_does_not_depend_on_row_order(tmp_path: Path) -> None:
+    """Two won writes of a2, generation 1, at one instant, each without an endpoint:
+    one unknown_endpoint finding, the same whichever row the file holds first."""
+    writes = [checkpoint("p0", 1, mark, attempt="a2", written=2, inclusive=None) for mark in (5, 9)]
+    kept = []
+    for name, order in (("a", writes), ("b", writes[::-1])):
+        (row,) = found(tmp_path / name, {"checkpoints": order}, "unknown_endpoint")
+        kept.append(row["evidence"])
+    assert kept[0] == kept[1]
+
+
 def test_a_token_handed_for_another_partition_is_a_mixed_checkpoint(tmp_path: Path) -> None:
     """Attempt a1 reads p0 and p1; p0's checkpoint keeps the token of p1's page: it
     would resume p0 from p1's stream. Twin: p0's own page's token."""

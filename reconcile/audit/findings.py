@@ -61,7 +61,9 @@ def _key(field: str) -> pl.Expr:
 def sort_findings(found: pl.DataFrame) -> pl.DataFrame:
     """Findings in report order: most severe first, then by rule and key. A rule
     reports each key once (§5): where two of its findings share one (two won writes
-    of one attempt with one generation), the earliest is kept."""
+    of one attempt with one generation), the earliest is kept, and of two at one
+    instant the first by message and evidence: the same whatever order the rows
+    came in."""
     ordered = found.with_columns(pl.col("severity").cast(SEVERITY)).sort(
         "severity",
         "rule",
@@ -70,6 +72,11 @@ def sort_findings(found: pl.DataFrame) -> pl.DataFrame:
         "at",
         "event_id",
         "generation",
+        "attempt_id",
+        "epoch",
+        "page_id",
+        "message",
+        "evidence",
         nulls_last=True,
         maintain_order=True,
     )
