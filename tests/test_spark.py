@@ -864,3 +864,44 @@ def test_mapped_int96_times_are_refused_as_on_duckdb(spark: SparkSession, tmp_pa
     finally:
         engine.close()
     assert [p.to_dict() for p in mine.problems] == [p.to_dict() for p in duck.problems]
+
+
+def test_a_mapped_time_out_of_range_is_shown_as_written_on_both_engines(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """foreign's checkpoints, ts_ms (epoch milliseconds) of one row in the year 5138:
+    both engines name it with the user's column as the file holds it."""
+    folder = _copy("foreign", tmp_path / "logs")
+    progress = pq.read_table(folder / "progress.parquet")
+    values = progress["ts_ms"].to_pylist()
+    values[0] = 99_999_999_999_999
+    column = pa.array(values, progress.schema.field("ts_ms").type)
+    progress = progress.set_column(progress.schema.get_field_index("ts_ms"), "ts_ms", column)
+    pq.write_table(progress, folder / "progress.parquet")
+    duck = validate_logset(folder, mapping="auto")
+    (problem,) = [p for p in duck.problems if p.check == "timestamp_in_range"]
+    assert problem.examples[0]["ts_ms"] == "99999999999999 (as written)"
+    engine = _engine(spark, folder)
+    try:
+        mine = run.validate(engine, Job("validate", {}))
+    finally:
+        engine.close()
+    assert [p.to_dict() for p in mine.problems] == [p.to_dict() for p in duck.problems]
+
+
+def test_a_log_set_without_checkpoints_reports_the_same_problems(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """receipts alone: the missing table is reported once, naming the log set, as on
+    DuckDB (the driver's check of the files' schemas leaves the layout to the tasks)."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy(DATA / "clean" / "receipts.parquet", folder / "receipts.parquet")
+    duck = validate_logset(folder)
+    assert not duck.ok
+    engine = _engine(spark, folder)
+    try:
+        mine = run.validate(engine, Job("validate", {}))
+    finally:
+        engine.close()
+    assert [p.to_dict() for p in mine.problems] == [p.to_dict() for p in duck.problems]

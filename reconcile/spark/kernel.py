@@ -37,6 +37,7 @@ from reconcile.mapping.check import in_user_terms
 from reconcile.problems import Problem
 from reconcile.spark.scatter import PROBLEM, SOURCE_ROW, from_ipc, to_ipc
 from reconcile.validate import validate_files
+from reconcile.validate.raw import with_raw_values
 
 OUTPUTS_SCHEMA = "scope_id string, output string, blob binary"
 OUTPUTS_ARROW = pa.schema(
@@ -79,6 +80,8 @@ class Job:
     phased: bool = False
     # buckets of partitions per scope (phased)
     buckets: int = 0
+    # the log set as the user named it: problems name it, not a task's folder
+    root: str = ""
 
     def config(self) -> EngineConfig:
         env = EngineConfig.from_env()
@@ -196,6 +199,8 @@ def _source_problem(problem: Problem, laid: ScopeFiles, job: Job) -> dict[str, A
     """A problem as a dict whose example rows are numbered as in the source files,
     and named as the user names them where a mapping reads them."""
     found = in_user_terms(problem, dict(job.mapped)).to_dict()
+    if job.root:
+        found["message"] = found["message"].replace(str(laid.root), job.root)
     users = job.user_files
     examples = []
     for given in found["examples"]:
@@ -208,6 +213,13 @@ def _source_problem(problem: Problem, laid: ScopeFiles, job: Job) -> dict[str, A
         if file in users:
             example["file"] = users[file]
         examples.append(example)
+    mapped = job.mapped.get(problem.table or "")
+    if problem.check == "timestamp_in_range" and problem.column and mapped is not None:
+        # the user's Parquet column as written, as validation shows it on one machine
+        read_from = mapped.file_column(problem.column)
+        if read_from is not None:
+            raw = with_raw_values(tuple(examples), mapped.root, problem.column, read_from)
+            examples = list(raw)
     found["examples"] = examples
     found["files"] = list(dict.fromkeys(users.get(f, f) for f in found["files"]))
     found["file"] = found["files"][0] if found["files"] else None

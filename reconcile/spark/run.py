@@ -328,13 +328,22 @@ class SparkEngine:
                 discover(root), config=job.config(), max_examples=job.max_examples
             )
         found = []
+        users = job.user_files
         for problem in report.problems:
+            # a file's own schema, or the files together; the layout's problems
+            # (no checkpoints, no file at all) the tasks report themselves
             if problem.failing_rows is not None or problem.check.startswith("unreadable"):
                 continue
+            if not problem.files:
+                continue
             named = in_user_terms(problem, self.mapped).to_dict()
-            users = job.user_files
+            named["message"] = named["message"].replace(str(root), str(self.root))
             named["files"] = list(dict.fromkeys(users.get(f, f) for f in named["files"]))
             named["file"] = named["files"][0] if named["files"] else None
+            named["examples"] = [
+                {**e, "file": users.get(e["file"], e["file"])} if "file" in e else e
+                for e in named["examples"]
+            ]
             found.append(named)
         return found
 
@@ -359,6 +368,7 @@ class SparkEngine:
                     k: s.user_file for k, s in self.sources.items() if s.user_file is not None
                 },
                 "broken": frozenset(p.table for p in uncovered if p.table),
+                "root": str(self.root),
             }
         )
         collected = Collected()

@@ -15,6 +15,7 @@ import io
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from urllib.parse import unquote
 
 import duckdb
@@ -120,12 +121,18 @@ def hive_end_ns(value: str) -> int | None:
     """A row time written as a hive key (``published_at=2026-01-01T00:00:30Z/``), in
     ns since the epoch, read as the engine reads it (:func:`text_instant`); None where
     it is no time (validation names the folder)."""
-    with connect() as con:
-        try:
-            rows = con.execute(f"SELECT epoch_ns({text_instant('$v')})", {"v": value}).fetchall()
-        except duckdb.Error:
-            return None
+    try:
+        rows = _parser().execute(f"SELECT epoch_ns({text_instant('$v')})", {"v": value}).fetchall()
+    except duckdb.Error:
+        return None
     return None if not rows or rows[0][0] is None else int(rows[0][0])
+
+
+@cache
+def _parser() -> duckdb.DuckDBPyConnection:
+    """One DuckDB per worker process for reading times from text (a connection costs
+    milliseconds; a hive layout keyed by time has a value per file)."""
+    return connect()
 
 
 def _split(source: SourceFile, rows: pa.Table) -> Iterator[tuple[str | None, pa.Table]]:

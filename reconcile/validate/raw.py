@@ -55,6 +55,8 @@ def with_raw_values(
             shown.append(example)
             continue
         name = file_column or column
+        if name != column and name in example:
+            name = column  # the user's column shares a name shown already: keep ours
         shown.append(
             {(name if k == column else k): (f"{found} (as written)" if k == column else v)
              for k, v in example.items()}
