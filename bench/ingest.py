@@ -33,6 +33,9 @@ The story it writes (one scope, ``--partitions`` partitions, int64 positions):
   10 % of the events stably excluded by the bound filter (``eligible = false``,
   ``eligibility_stable = true``; the consumer records an ``ineligible`` receipt for each,
   stable), and ``snapshot_bounds`` (complete through n, inclusive).
+* ``--ineligible``: the same 10 % of events stably ineligible, proven by their receipts
+  alone (``ineligible``, ``eligibility_stable = true``), with no snapshot: the log set
+  issue 20 is judged on.
 
 Layouts: ``time`` writes receipts as rolling files in arrival order (``receipts/part-*``);
 ``partition`` writes the same rows sorted by (partition_id, recorded_at). Pages and
