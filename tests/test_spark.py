@@ -838,6 +838,16 @@ def test_invalid_files_are_refused_as_on_duckdb(
     assert {(p.check, p.table, p.column) for p in duck.problems} <= found
 
 
+def assert_same_problems(spark: SparkSession, folder: Path, duck: Any) -> None:
+    """Spark's validation of ``folder`` reports DuckDB's problems (``duck``), in order."""
+    engine = _engine(spark, folder)
+    try:
+        mine = run.validate(engine, Job("validate", {}))
+    finally:
+        engine.close()
+    assert [p.to_dict() for p in mine.problems] == [p.to_dict() for p in duck.problems]
+
+
 def test_mapped_int96_times_are_refused_as_on_duckdb(spark: SparkSession, tmp_path: Path) -> None:
     """foreign's receipts read through its mapping with recorded_at from an INT96
     column, one time 123 ns past a microsecond: DuckDB refuses it (int96_nanoseconds);
@@ -858,12 +868,7 @@ def test_mapped_int96_times_are_refused_as_on_duckdb(spark: SparkSession, tmp_pa
     )
     duck = validate_logset(folder, mapping="auto")
     assert ("int96_nanoseconds", "recorded_at") in {(p.check, p.column) for p in duck.problems}
-    engine = _engine(spark, folder)
-    try:
-        mine = run.validate(engine, Job("validate", {}))
-    finally:
-        engine.close()
-    assert [p.to_dict() for p in mine.problems] == [p.to_dict() for p in duck.problems]
+    assert_same_problems(spark, folder, duck)
 
 
 def test_a_mapped_time_out_of_range_is_shown_as_written_on_both_engines(
@@ -881,12 +886,7 @@ def test_a_mapped_time_out_of_range_is_shown_as_written_on_both_engines(
     duck = validate_logset(folder, mapping="auto")
     (problem,) = [p for p in duck.problems if p.check == "timestamp_in_range"]
     assert problem.examples[0]["ts_ms"] == "99999999999999 (as written)"
-    engine = _engine(spark, folder)
-    try:
-        mine = run.validate(engine, Job("validate", {}))
-    finally:
-        engine.close()
-    assert [p.to_dict() for p in mine.problems] == [p.to_dict() for p in duck.problems]
+    assert_same_problems(spark, folder, duck)
 
 
 def test_a_log_set_without_checkpoints_reports_the_same_problems(
@@ -899,9 +899,4 @@ def test_a_log_set_without_checkpoints_reports_the_same_problems(
     shutil.copy(DATA / "clean" / "receipts.parquet", folder / "receipts.parquet")
     duck = validate_logset(folder)
     assert not duck.ok
-    engine = _engine(spark, folder)
-    try:
-        mine = run.validate(engine, Job("validate", {}))
-    finally:
-        engine.close()
-    assert [p.to_dict() for p in mine.problems] == [p.to_dict() for p in duck.problems]
+    assert_same_problems(spark, folder, duck)
