@@ -114,6 +114,56 @@ def test_partitioned_bookmarks_claim_for_their_partition(tmp_path: Path, capsys:
     assert "add the column(s) region" in " ".join(capsys.readouterr().err.split())
 
 
+def _partitioned(contexts: list[dict[str, Any]], records: list[dict[str, Any]]) -> list[Any]:
+    """A stream whose records carry their partition's fields, and one STATE with a
+    bookmark per context, each claiming through u = 1."""
+    messages: list[Any] = [SCHEMA]
+    for n, fields in enumerate(records):
+        message = _record(f"r{n}", 1)
+        message["record"].update(fields)
+        messages.append(message)
+    parts = [{"context": c, "replication_key": "u", "replication_key_value": 1} for c in contexts]
+    messages.append({"type": "STATE", "value": {"bookmarks": {"items": {"partitions": parts}}}})
+    return messages
+
+
+@pytest.mark.parametrize(
+    ("contexts", "names"),
+    [
+        # a value holding ',' and '=' must not spell another context's partition
+        (
+            [{"a": "1,b=2", "b": "3"}, {"a": "1", "b": "2,b=3"}],
+            ["a=1,b=2\\,b\\=3", "a=1\\,b\\=2,b=3"],
+        ),
+        # a null value is not an empty text
+        ([{"p": None}, {"p": ""}], ["p", "p="]),
+    ],
+)
+def test_partitions_whose_names_would_read_alike_stay_apart(
+    tmp_path: Path, contexts: list[dict[str, Any]], names: list[str]
+) -> None:
+    """Two contexts are two partitions, each with its own claim and records: merged
+    into one, one partition's claim would stand for the other's records."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    messages = _partitioned(contexts, contexts)
+    (logs / "run-1.jsonl").write_text("".join(json.dumps(m) + "\n" for m in messages))
+    out = tmp_path / "out"
+    assert main(["audit", str(logs), "--source", "singer", "--out", str(out)]) == 0
+    watermarks = pl.read_parquet(out / "watermarks.parquet")
+    assert sorted(watermarks["partition_id"]) == sorted(names)
+
+
+def test_contexts_that_name_different_fields_are_refused(tmp_path: Path, capsys: Any) -> None:
+    """A context without one of the stream's partition fields names no partition of
+    its own: read as the whole stream, it would merge partitions."""
+    contexts = [{"region": "eu"}, {"shard": 1}]
+    records = [{"region": "eu", "shard": 1}]
+    code, said = _audit(tmp_path, _partitioned(contexts, records), capsys)
+    assert code == 2
+    assert "stream 'items' has partitioned bookmarks whose contexts name different fields" in said
+
+
 def test_a_stream_without_a_replication_key_is_refused(tmp_path: Path, capsys: Any) -> None:
     schema = {**SCHEMA, "bookmark_properties": None}
     code, said = _audit(tmp_path, [schema, _record("a", 1)], capsys)

@@ -131,6 +131,7 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                 bookmarks,
                 strange,
                 undescribed,
+                uneven,
             ) = con.execute(sql.load("readers/singer_refusals")).fetchall()[0]
             if not messages:
                 raise _fail(
@@ -165,6 +166,13 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                     root,
                     f"stream {mixed!r} has partitioned and unpartitioned bookmarks: which"
                     " partition an unpartitioned one claims is unknown",
+                )
+            if uneven is not None:
+                raise _fail(
+                    root,
+                    f"stream {uneven!r} has partitioned bookmarks whose contexts name"
+                    " different fields: which partition a context without one of them"
+                    " claims, and which partition a record is in, is unknown",
                 )
             if unplaced is not None:
                 raise _fail(

@@ -2,7 +2,8 @@
 -- records: the first STATE whose bookmarks are not of the Singer shape, the first
 -- stream with both partitioned and unpartitioned bookmarks, the
 -- first partitioned stream with a record that lacks a partition key (it cannot be
--- placed), the streams that name no replication key (not incremental), and the first
+-- placed), the first whose contexts do not all name the same fields (a context
+-- without one of them would name no partition of its own), the streams that name no replication key (not incremental), and the first
 -- record without a value for a key property or its replication key; and how many
 -- Singer messages and well-shaped bookmarks there are (none of either is refused),
 -- and the first line that is no message the reader places (no type, a type Singer
@@ -40,4 +41,8 @@ SELECT
                     (m.run_no, m.line))
      FROM rc_singer_messages AS m
      WHERE m.type = 'RECORD' AND m.stream NOT IN (SELECT stream FROM rc_singer_streams))
-        AS undescribed
+        AS undescribed,
+    (SELECT min(stream) FROM (
+        SELECT stream FROM rc_singer_bookmarks WHERE context IS NOT NULL AND NOT malformed
+        GROUP BY stream HAVING count(DISTINCT list_sort(json_keys(context))) > 1
+    )) AS uneven
