@@ -750,8 +750,18 @@ def _published_by_time(target: Path) -> None:
         pq.write_table(rows.drop_columns(["published_at"]), folder / "part.parquet")
 
 
+def _scope_without_partitions(target: Path) -> None:
+    """A second scope declared by its scopes row alone: no bucket holds a row of it
+    (its task crashed, 'phase scope needs rc_partition_scopes')."""
+    scopes = pq.read_table(target / "scopes.parquet")
+    extra = pa.table({"scope_id": ["s9"], "ordering": ["seq"], "domain": ["dense"]})
+    pq.write_table(pa.concat_tables([scopes, extra.cast(scopes.schema)]), target / "scopes.parquet")
+
+
 @pytest.mark.parametrize(
-    "layout", [_dot_parquet_folders, _glob_names, _published_by_time], ids=lambda f: f.__name__
+    "layout",
+    [_dot_parquet_folders, _glob_names, _published_by_time, _scope_without_partitions],
+    ids=lambda f: f.__name__,
 )
 def test_layouts_audit_the_same(spark: SparkSession, tmp_path: Path, layout: Any) -> None:
     folder = _copy("clean", tmp_path / "logs")

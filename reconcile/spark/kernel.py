@@ -82,6 +82,10 @@ class Job:
     buckets: int = 0
     # the log set as the user named it: problems name it, not a task's folder
     root: str = ""
+    # (phased) the scopes no bucket holds a row of, as the driver counted the
+    # buckets' tasks: a scope with a scopes row and no partition; its own task
+    # computes its (empty) partition phase
+    partitionless: frozenset[str] = frozenset()
 
     def config(self) -> EngineConfig:
         env = EngineConfig.from_env()
@@ -263,7 +267,7 @@ def check(
     return not problems and not job.broken, meta
 
 
-def evaluate(laid: ScopeFiles, job: Job) -> dict[str, bytes]:
+def evaluate(laid: ScopeFiles, job: Job, scope: str | None = None) -> dict[str, bytes]:
     """The job's outputs for one laid-out scope, as named blobs (phased: the audit's
     fourth phase, whose outputs include ``shown``, the partitions to draw)."""
     config = job.config()
@@ -276,6 +280,15 @@ def evaluate(laid: ScopeFiles, job: Job) -> dict[str, bytes]:
         as_of = as_of_text(job, config)
         preset = laid.preset()
         with open_logset(laid.root, config=config, validate=False) as logset:
+            if job.phased and scope in job.partitionless:
+                if preset:
+                    raise RuntimeError(f"scope {scope!r} has no bucket and yet partition tables")
+                # no partition: the laid-out scope holds every row its partition
+                # phase would read (none), so that phase runs here
+                settings = AuditSettings(stall_minutes=job.stall_minutes)
+                preset = phases.partition_tables(
+                    logset, as_of, None, settings if job.command == "audit" else None
+                )
             if job.command in ("watermarks", "frontiers"):
                 with Analysis(logset, as_of) as analysis:
                     analysis.preset(preset)

@@ -264,7 +264,15 @@ class SparkEngine:
             valid = not job.broken and not any(collected.problems)
             tables = first.where(first.relpath != CHECKED)
             inputs = scoped.unionByName(tables.drop("bucket"))
-            scope_job = job if valid else Job(**{**job.__dict__, "command": "validate"})
+            if valid:
+                # a scope no bucket holds a row of computes its partition phase itself
+                bucketed_scopes = {row["scope_id"] for row in checked}
+                with spark_errors(f"list the scopes of {self.root}"):
+                    listed = scoped.select("scope_id").distinct().collect()
+                partitionless = {row["scope_id"] for row in listed} - bucketed_scopes
+                scope_job = Job(**{**job.__dict__, "partitionless": frozenset(partitionless)})
+            else:
+                scope_job = Job(**{**job.__dict__, "command": "validate"})
             with spark_errors(f"run {job.command} on the scopes of {self.root}"):
                 rows = (
                     inputs.groupBy("scope_id")

@@ -91,7 +91,8 @@ def scope_kernel(job: Job) -> Grouped:
 
     def work(key: Key, laid: ScopeFiles) -> list[dict[str, Any]]:
         scope = key[0]
-        return [{"scope_id": scope, "output": k, "blob": v} for k, v in evaluate(laid, job).items()]
+        outputs = evaluate(laid, job, scope)
+        return [{"scope_id": scope, "output": k, "blob": v} for k, v in outputs.items()]
 
     return _grouped(job, OUTPUTS_ARROW, work)
 
