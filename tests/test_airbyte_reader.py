@@ -384,3 +384,20 @@ def test_primary_keys_named_with_quotes_or_backslashes_are_read(tmp_path: Path, 
     logs = _logs(tmp_path / "logs", [[*records, _stream_state(2)]], _catalog(primary_key=[[name]]))
     _, tables = _read(logs, tmp_path)
     assert tables["receipts"].sort("position")["event_id"].to_list() == ["a", "b"]
+
+
+@pytest.mark.parametrize("gap", [0, 1], ids=["same millisecond", "a millisecond later"])
+def test_a_record_after_a_state_is_never_counted_for_it(tmp_path: Path, gap: int) -> None:
+    """k2 and k3 share updated_at 2; the STATE between them claims through 2 before k3
+    came. The CDK stamps records in milliseconds: k3 in the STATE's millisecond was
+    dated before it, counted for it, and the overclaim went unseen."""
+    sync = [_record("k1", 1, 1), _record("k2", 2, 2), _stream_state(2)]
+    sync += [_record("k3", 2, 2 + gap), _record("k4", 3, 4), _stream_state(3)]
+    extract = "key,cursor\nk1,1\nk2,2\nk3,2\nk4,3\n"
+    logs = _logs(tmp_path / "logs", [sync], extract=extract)
+    out = tmp_path / "out"
+    assert main(["audit", str(logs), "--source", "airbyte", "--out", str(out)]) == 1
+    findings = pl.read_parquet(out / "findings.parquet")
+    assert findings.filter(pl.col("rule") == "overclaim")["attempt_id"].to_list() == [
+        "sync-001.jsonl"
+    ]

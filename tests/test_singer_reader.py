@@ -573,3 +573,100 @@ def test_a_state_before_any_timed_message_stays_first_when_times_go_back(tmp_pat
     out = tmp_path / "out"
     assert main(["audit", str(logs), "--source", "singer", "--out", str(out)]) == 0
     assert pl.read_parquet(out / "watermarks.parquet")["claimed_through"].to_list() == [7]
+
+
+def _timed(key: str, cursor: int, at: str | None) -> dict[str, Any]:
+    message = _record(key, cursor)
+    if at is None:
+        message.pop("time_extracted")
+    else:
+        message["time_extracted"] = at
+    return message
+
+
+def _overclaims(tmp: Path, runs: list[list[dict[str, Any]]], extract: str) -> list[str]:
+    logs = tmp / "logs"
+    logs.mkdir()
+    for n, messages in enumerate(runs, 1):
+        (logs / f"run{n}.jsonl").write_text("".join(json.dumps(m) + "\n" for m in messages))
+    (logs / "source.csv").write_text(extract)
+    out = tmp / "out"
+    assert main(["audit", str(logs), "--source", "singer", "--out", str(out)]) == 1
+    findings = pl.read_parquet(out / "findings.parquet")
+    return sorted(findings.filter(pl.col("rule") == "overclaim")["attempt_id"])
+
+
+def test_a_record_after_a_state_in_its_instant_is_not_counted_for_it(tmp_path: Path) -> None:
+    """b and c share u = 2 and their time: the STATE between them claims through 2
+    with c not yet delivered. Dated at that same instant, c was counted for it."""
+    at = "2026-01-01T00:00:01.000Z"
+    run = [SCHEMA, _timed("a", 1, at), _timed("b", 2, at), _state(2), _timed("c", 2, at)]
+    run += [_timed("d", 3, "2026-01-01T00:00:02Z"), _state(3)]
+    extract = "key,cursor\na,1\nb,2\nc,2\nd,3\n"
+    assert _overclaims(tmp_path, [run], extract) == ["run1.jsonl"]
+
+
+@pytest.mark.parametrize("at", [None, "2026-01-01t00:00:01z"], ids=["untimed", "lower-case"])
+def test_runs_keep_their_order_whatever_times_their_records_carry(
+    tmp_path: Path, at: str | None
+) -> None:
+    """Run 1 misses row 3 and bookmarks 4; run 2 delivers it. Without times (Singer's
+    time_extracted is optional), every record was dated at one instant, before every
+    STATE: run 2's row 3 proved run 1's claim. The same with times in lower case,
+    which were read as none."""
+    run1 = [SCHEMA, _timed("1", 1, at), _timed("2", 2, at), _timed("4", 4, at), _state(4)]
+    run2 = [SCHEMA] + [_timed(str(u), u, at) for u in (1, 2, 3, 4)] + [_state(4)]
+    extract = "key,cursor\n1,1\n2,2\n3,3\n4,4\n"
+    assert _overclaims(tmp_path, [run1, run2], extract) == ["run1.jsonl"]
+
+
+def test_a_time_extracted_that_is_no_time_is_refused(tmp_path: Path, capsys: Any) -> None:
+    code, said = _audit(tmp_path, [SCHEMA, _timed("a", 1, "yesterday"), _state(1)], capsys)
+    assert code == 2
+    assert 'run-1.jsonl, line 2: time_extracted "yesterday" is no RFC 3339 time' in said
+
+
+def test_a_bookmark_in_singer_pythons_shape_claims_its_value(tmp_path: Path) -> None:
+    """singer-python's write_bookmark(state, "items", "u", 4) writes {"items": {"u":
+    4}}, without replication_key_value: it claims through 4, and the row at 3 that no
+    run delivered is named. It was read as no claim, the audit clean."""
+    run = [SCHEMA, _record("a", 1), _record("b", 2), _record("d", 4)]
+    run.append({"type": "STATE", "value": {"bookmarks": {"items": {"u": 4}}}})
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "run1.jsonl").write_text("".join(json.dumps(m) + "\n" for m in run))
+    (logs / "source.csv").write_text("key,cursor\na,1\nb,2\nc,3\nd,4\n")
+    out = tmp_path / "out"
+    assert main(["audit", str(logs), "--source", "singer", "--out", str(out)]) == 1
+    findings = pl.read_parquet(out / "findings.parquet")
+    assert findings.filter(pl.col("rule") == "skipped_event")["event_id"].to_list() == ["c"]
+    watermarks = pl.read_parquet(out / "watermarks.parquet")
+    assert watermarks["claimed_through"].to_list() == [4]
+
+
+def test_a_bookmark_of_another_replication_key_claims_nothing(tmp_path: Path) -> None:
+    """The stream's replication key is u; a bookmark on id (a tap discards it and reads
+    the stream from its start) claimed through its value on u."""
+    run = [SCHEMA, _record("a", 1), _record("b", 2), _state(2)]
+    other = {"replication_key": "id", "replication_key_value": 900}
+    run.append({"type": "STATE", "value": {"bookmarks": {"items": other}}})
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "run1.jsonl").write_text("".join(json.dumps(m) + "\n" for m in run))
+    out = tmp_path / "out"
+    assert main(["audit", str(logs), "--source", "singer", "--out", str(out)]) == 0
+    watermarks = pl.read_parquet(out / "watermarks.parquet")
+    assert watermarks["claimed_through"].to_list() == [2]
+
+
+@pytest.mark.parametrize("keys", [[], None], ids=["empty", "missing"])
+def test_a_stream_without_key_properties_is_refused(
+    tmp_path: Path, capsys: Any, keys: list[str] | None
+) -> None:
+    """Every record's event_id was '': one event seen at many positions."""
+    schema = {**SCHEMA, "key_properties": keys}
+    if keys is None:
+        schema.pop("key_properties")
+    code, said = _audit(tmp_path, [schema, _record("a", 1), _record("b", 2), _state(2)], capsys)
+    assert code == 2
+    assert "stream(s) items name no key properties" in said

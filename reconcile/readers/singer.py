@@ -121,6 +121,7 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
             create_table(con, "rc_singer_streams", "readers/singer_streams")
             create_table(con, "rc_partition_keys", "readers/singer_partition_keys")
             partitions(con)
+            create_table(con, "rc_singer_claims", "readers/singer_claims")
             (
                 malformed,
                 mixed,
@@ -132,6 +133,7 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                 strange,
                 undescribed,
                 uneven,
+                keyless,
             ) = con.execute(sql.load("readers/singer_refusals")).fetchall()[0]
             if not messages:
                 raise _fail(
@@ -179,6 +181,13 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                     root,
                     f"stream {unplaced!r} has partitioned bookmarks and a record without"
                     " every field its partitions' contexts name: it cannot be placed",
+                )
+            if keyless:
+                raise _fail(
+                    root,
+                    f"stream(s) {', '.join(keyless)} name no key properties (SCHEMA"
+                    " key_properties empty or missing): their records cannot be told apart,"
+                    " so a lost row cannot be told from a replayed one",
                 )
             if without_cursor:
                 raise _fail(

@@ -1,9 +1,9 @@
 -- checkpoints, without compare-and-swap (docs/contract.md §3): every per-stream state
 -- of every STATE message (rc_airbyte_states), a write of its stream's checkpoint
 -- claiming through its cursor field's value, inclusive (the strongest reading of
--- "synced up to"; the receipts judge it). A STATE carries no time: it is dated at the
--- last time before it plus one microsecond per STATE since that time, so that writes
--- keep the order they were emitted in and follow the records before them. Where the
+-- "synced up to"; the receipts judge it). A STATE carries no time: it is dated after
+-- every message before it and before every message after it (airbyte_messages.sql),
+-- so that writes keep the order they were emitted in. Where the
 -- destination's raw tables are given (rc_airbyte_raw, else empty), the platform
 -- stores a state only once the destination has loaded what came before it: it is
 -- dated no earlier than the last time a raw row of its stream extracted in its sync
@@ -17,10 +17,7 @@ dated AS (
     SELECT
         st.*,
         t.sync_start,
-        make_timestamp_ns(
-            epoch_ns(st.msg_at)
-            + 1000 * dense_rank() OVER (PARTITION BY st.msg_at ORDER BY st.sync_no, st.line)
-        ) AS emitted_at,
+        st.msg_at AS emitted_at,
         row_number() OVER (PARTITION BY st.stream ORDER BY st.sync_no, st.line) AS nth
     FROM rc_airbyte_states AS st
     JOIN starts AS t USING (sync_no)

@@ -7,16 +7,16 @@
 -- with b=3; a null against an empty text).
 CREATE OR REPLACE TEMP MACRO rc_partition_text(s) AS
     replace(replace(replace(s, '\', '\\'), ',', '\,'), '=', '\=');
-CREATE OR REPLACE TEMP MACRO rc_partition_path(k) AS
+CREATE OR REPLACE TEMP MACRO rc_key_path(k) AS
     '$."' || replace(replace(k, '\', '\\'), '"', '\"') || '"';
 CREATE OR REPLACE TEMP MACRO rc_partition_of(keys, obj) AS
     CASE WHEN keys IS NULL
-              OR list_bool_or(list_transform(keys, lambda k: json_extract(obj, rc_partition_path(k)) IS NULL))
+              OR list_bool_or(list_transform(keys, lambda k: json_extract(obj, rc_key_path(k)) IS NULL))
          THEN NULL
          ELSE array_to_string(
              list_transform(keys, lambda k: CASE
-                 WHEN json_type(obj, rc_partition_path(k)) = 'NULL' THEN rc_partition_text(k)
-                 ELSE rc_partition_text(k) || '=' || rc_partition_text(json_extract_string(obj, rc_partition_path(k)))
+                 WHEN json_type(obj, rc_key_path(k)) = 'NULL' THEN rc_partition_text(k)
+                 ELSE rc_partition_text(k) || '=' || rc_partition_text(json_extract_string(obj, rc_key_path(k)))
              END),
              ','
          ) END;

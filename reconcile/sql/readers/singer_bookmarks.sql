@@ -44,9 +44,10 @@ SELECT
     json_extract_string(bookmark, '$.replication_key') AS replication_key,
     json_extract(bookmark, '$.replication_key_value') AS replication_key_value,
     CASE WHEN NOT malformed THEN context END AS context,
-    malformed
+    malformed,
+    bookmark
 FROM flat
 UNION ALL  -- a bookmarks member that is not an object: kept, for the reader to refuse
-SELECT run_no, run, line, msg_at, NULL, NULL, NULL, NULL, true
+SELECT run_no, run, line, msg_at, NULL, NULL, NULL, NULL, true, NULL
 FROM states
 WHERE json_extract(value, '$.bookmarks') IS NOT NULL AND json_type(value, '$.bookmarks') <> 'OBJECT' 

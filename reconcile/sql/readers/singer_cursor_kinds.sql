@@ -7,6 +7,6 @@ FROM (
     JOIN rc_singer_streams AS s USING (stream)
     WHERE m.type = 'RECORD'
     UNION ALL
-    SELECT replication_key_value FROM rc_singer_bookmarks
+    SELECT claimed FROM rc_singer_claims
 )
 WHERE v IS NOT NULL AND json_type(v) <> 'NULL'  -- a JSON null is no value

@@ -1,15 +1,27 @@
 -- A Singer message stream (SCHEMA, RECORD, STATE as JSON Lines), one file per run,
 -- read whole into rc_singer_messages: each message with its run (the file's place in
--- the sorted list, $runs), its line within the run, and the time it carries or, for a
--- message without one (a STATE), the last time a message before it carried. Read by
--- the other singer_*.sql queries. $files: the runs' files in run order; $names: each
+-- the sorted list, $runs), its line within the run, and its time (msg_at). Read by the
+-- other singer_*.sql queries. $files: the runs' files in run order; $names: each
 -- file's name as shown (relative to the folder).
+--
+-- The order of the messages is the truth; the times they carry only label it. A
+-- message is dated at the time it carries (a RECORD's time_extracted) or, without
+-- one (a STATE), the latest time a message before it carried, and then moved later
+-- where needed so that every STATE comes a microsecond or more after every message
+-- before it, and every message after a STATE a microsecond or more after it: in
+-- microseconds, msg_at = idx + max over the messages up to this one of (time - idx),
+-- where idx counts two per STATE before the message, one for a STATE itself. A record
+-- emitted after a STATE in the same millisecond, or with a time going back, is then
+-- after that STATE, never counted for it; a message whose time keeps the order keeps
+-- its time. Before the first message that carries a time, the times count from a
+-- second before the earliest time any message carries (before every timed message,
+-- and no stall of years before it); from 2000-01-01 where none carries one.
 WITH scanned AS (
     SELECT
         row_number() OVER () AS seq,  -- the files' lines in order, file after file
         filename AS __file,
         type, stream, record, value, key_properties, bookmark_properties,
-        TRY_CAST(time_extracted AS TIMESTAMPTZ) AS time_extracted
+        time_extracted AS time_text
     FROM read_json(
         $files,
         format = 'newline_delimited',
@@ -28,19 +40,35 @@ lines AS (
 ),
 runs AS (
     SELECT unnest($files) AS __file, unnest($names) AS run, generate_subscripts($files, 1) AS run_no
+),
+ordered AS (
+    SELECT
+        r.run_no, r.run, l.line, l.type, l.stream, l.record, l.value, l.key_properties,
+        l.bookmark_properties,
+        -- RFC 3339 (lower-case t and z allowed, §5.6); a time that cannot be read is
+        -- refused, never taken as no time
+        CASE WHEN l.time_text IS NULL THEN NULL
+             WHEN TRY_CAST(regexp_replace(regexp_replace(l.time_text, '^(\d{4}-\d{2}-\d{2})t', '\1T'), 'z$', 'Z')
+                           AS TIMESTAMPTZ) IS NULL
+                 THEN error(format('{}, line {}: time_extracted "{}" is no RFC 3339 time: when'
+                                   || ' the message was extracted cannot be read', r.run, l.line, l.time_text))
+             ELSE CAST(regexp_replace(regexp_replace(l.time_text, '^(\d{4}-\d{2}-\d{2})t', '\1T'), 'z$', 'Z')
+                       AS TIMESTAMPTZ)
+        END AS time_extracted,
+        CAST(2 * count(*) FILTER (WHERE l.type = 'STATE') OVER w AS BIGINT)
+            - CAST(coalesce(l.type = 'STATE', false) AS BIGINT) AS idx
+    FROM lines AS l
+    JOIN runs AS r USING (__file)
+    WINDOW w AS (ORDER BY r.run_no, l.line ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 )
 SELECT
-    r.run_no, r.run, l.line, l.type, l.stream, l.record, l.value, l.key_properties,
-    l.bookmark_properties, l.time_extracted,
-    -- the time of the last message that carried one, up to this one (across runs);
-    -- before the first such message, a second before the earliest time any message
-    -- carries (before every timed message, and no stall of years before it); 2000-01-01 where none carries one
-    make_timestamp_ns(epoch_ns(coalesce(
-        last_value(l.time_extracted IGNORE NULLS) OVER (
-            ORDER BY r.run_no, l.line ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    run_no, run, line, type, stream, record, value, key_properties, bookmark_properties,
+    time_extracted,
+    make_timestamp_ns(1000 * (idx + coalesce(
+        max(epoch_us(time_extracted) - idx) OVER (
+            ORDER BY run_no, line ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         ),
-        min(l.time_extracted) OVER () - INTERVAL 1 SECOND,
-        TIMESTAMPTZ '2000-01-01 00:00:00+00'
+        min(epoch_us(time_extracted)) OVER () - 1000000,
+        epoch_us(TIMESTAMPTZ '2000-01-01 00:00:00+00')
     ))) AS msg_at
-FROM lines AS l
-JOIN runs AS r USING (__file)
+FROM ordered

@@ -2,7 +2,7 @@
 -- state backend's file, {"completed": {"singer_state": ...}, "partial": {...}}; or a
 -- bare Singer state, {"bookmarks": ...}) as the STATE messages of one more run, after
 -- every run: the completed state, then the partial one (Meltano merges it over the
--- completed one for the next run), dated at the last message's time.
+-- completed one for the next run), dated a microsecond and two after the last message.
 WITH doc AS (
     SELECT json AS doc FROM read_json_objects($file, format = 'auto')
 ),
@@ -27,6 +27,6 @@ SELECT
     CAST(NULL AS VARCHAR[]) AS key_properties,
     CAST(NULL AS VARCHAR[]) AS bookmark_properties,
     CAST(NULL AS TIMESTAMPTZ) AS time_extracted,
-    (SELECT max(msg_at) FROM rc_singer_messages) AS msg_at
+    (SELECT max(msg_at) FROM rc_singer_messages) + line * INTERVAL 1 MICROSECOND AS msg_at
 FROM states
 WHERE value IS NOT NULL
