@@ -401,3 +401,92 @@ def test_a_record_after_a_state_is_never_counted_for_it(tmp_path: Path, gap: int
     assert findings.filter(pl.col("rule") == "overclaim")["attempt_id"].to_list() == [
         "sync-001.jsonl"
     ]
+
+
+def _entry(name: str, namespace: str | None, mode: str = "incremental") -> dict[str, Any]:
+    entry = _catalog()["streams"][0]
+    entry["stream"] = {"name": name, "json_schema": {}}
+    if namespace is not None:
+        entry["stream"]["namespace"] = namespace
+    return {**entry, "sync_mode": mode}
+
+
+def _in(message: dict[str, Any], namespace: str) -> dict[str, Any]:
+    """A RECORD or STREAM state of the stream of that name in ``namespace``."""
+    if message["type"] == "RECORD":
+        message["record"]["namespace"] = namespace
+    else:
+        message["state"]["stream"]["stream_descriptor"]["namespace"] = namespace
+    return message
+
+
+def test_streams_are_told_apart_by_namespace_and_name(tmp_path: Path) -> None:
+    """Stream items of namespace shop and a full-refresh stream shop.items without
+    namespace both read as "shop.items": the full-refresh stream's record is no
+    receipt of the other, whose lost row 3 is named (it was hidden, exit 0)."""
+    catalog = {"streams": [_entry("items", "shop"), _entry("shop.items", None, "full_refresh")]}
+    sync = [
+        _in(_record("1", 1, 0), "shop"),
+        _in(_record("2", 2, 1), "shop"),
+        _record("3", 3, 2, stream="shop.items"),
+        _in(_record("4", 4, 3), "shop"),
+        _in(_stream_state(4), "shop"),
+    ]
+    extract = "key,cursor\n1,1\n2,2\n3,3\n4,4\n"
+    logs = _logs(tmp_path / "logs", [sync], catalog=catalog, extract=extract)
+    said, tables = _read(logs, tmp_path)
+    assert (said["streams"], said["not_audited"]) == (["shop.items"], ["shop.items"])
+    assert tables["receipts"]["event_id"].to_list() == ["1", "2", "4"]
+    out = tmp_path / "report"
+    assert main(["audit", str(logs), "--source", "airbyte", "--out", str(out)]) == 1
+    findings = pl.read_parquet(out / "findings.parquet")
+    assert findings.filter(pl.col("rule") == "skipped_event")["event_id"].to_list() == ["3"]
+
+
+def test_streams_that_read_alike_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two incremental streams whose names read alike (one scope, one extract stream,
+    one raw table's name) are refused, naming both; so is a stream named twice, a
+    state naming a stream without its namespace, and a raw table's file named after
+    two streams."""
+    alike = {"streams": [_entry("items", "shop"), _entry("shop.items", None)]}
+    sync = [
+        _in(_record("1", 1, 0), "shop"),
+        _record("3", 3, 1, stream="shop.items"),
+        _in(_stream_state(1), "shop"),
+        _stream_state(3, name="shop.items"),
+    ]
+    logs = _logs(tmp_path / "alike", [sync], catalog=alike)
+    assert (
+        "incremental streams items (namespace shop) and shop.items (no namespace) of"
+        " catalog.json read alike, as shop.items: the name a stream's scope"
+    ) in _refused(logs, tmp_path / "o1", capsys)
+    twice = {"streams": [_entry("items", "shop"), _entry("items", "shop", "full_refresh")]}
+    logs = _logs(tmp_path / "twice", [sync[:1]], catalog=twice)
+    said = _refused(logs, tmp_path / "o2", capsys)
+    assert "catalog.json names stream items (namespace shop) twice" in said
+    # a state without namespace is not the state of stream items of namespace shop
+    one = {"streams": [_entry("items", "shop")]}
+    for n, state in enumerate([_stream_state(1, name="shop.items"), _legacy_state(1)]):
+        if n:
+            state["state"]["data"] = {"shop.items": {"updated_at": 1}}
+        logs = _logs(tmp_path / f"bare{n}", [[sync[0], state]], catalog=one)
+        said = _refused(logs, tmp_path / f"o-bare{n}", capsys)
+        assert "the STATE at sync-001.jsonl, line 3 is not of the Airbyte protocol's" in said
+    logs = _logs(tmp_path / "records", [[_record("1", 1, 0, stream="shop.items")]], catalog=one)
+    said = _refused(logs, tmp_path / "o3", capsys)
+    assert "records of stream shop.items, which catalog.json does not name" in said
+    # a raw table's file named after both streams, of which one is full-refresh
+    mixed = {"streams": [_entry("items", "shop"), _entry("shop.items", None, "full_refresh")]}
+    logs = _logs(tmp_path / "raw", [sync[:3]], catalog=mixed)
+    (logs / "raw").mkdir()
+    pl.DataFrame([_raw_row("1", 1, 0, None)]).write_parquet(logs / "raw" / "shop.items.parquet")
+    said = _refused(logs, tmp_path / "o4", capsys)
+    assert (
+        "raw/shop.items.parquet is named after several streams of catalog.json (items (namespace"
+        " shop) and shop.items (no namespace)): name it after its raw table"
+    ) in said
+    (logs / "raw" / "shop.items.parquet").rename(logs / "raw" / "shop_raw__stream_items.parquet")
+    said, tables = _read(logs, tmp_path / "r4")
+    assert tables["receipts"]["event_id"].to_list() == ["1"]

@@ -51,7 +51,7 @@ RAW_SUFFIXES = (".jsonl", ".jsonl.gz", ".parquet", ".csv")
 RAW_COLUMNS = ("_airbyte_raw_id", "_airbyte_extracted_at", "_airbyte_loaded_at", "_airbyte_data")
 # An empty rc_airbyte_raw_files, where no raw table is given.
 NO_RAW = (
-    "SELECT NULL::VARCHAR AS stream, NULL::VARCHAR AS raw_id, NULL::VARCHAR AS extracted,"
+    "SELECT NULL::VARCHAR AS stream_id, NULL::VARCHAR AS raw_id, NULL::VARCHAR AS extracted,"
     " NULL::VARCHAR AS loaded, NULL::JSON AS data, NULL::JSON AS meta WHERE false"
 )
 CATALOG_COLUMNS = (
@@ -104,18 +104,39 @@ def _raw_files(root: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.is_file() and p.name.endswith(RAW_SUFFIXES))
 
 
-def _stream_of(path: Path, raw: Path, streams: dict[str, str]) -> str | None:
-    """The stream a raw table's file belongs to: its name (or its folder's, under
-    raw/) is the stream's (``items``, ``shop.items``) or Airbyte's raw table name
-    (``shop_raw__stream_items``). ``streams``: stream -> its name without namespace."""
+def _shown(namespace: str | None, name: str) -> str:
+    """A stream of the catalog in words, its namespace (or none) said."""
+    return f"{name} (namespace {namespace})" if namespace is not None else f"{name} (no namespace)"
+
+
+# A stream of the catalog: (stream_id, its name as shown, namespace, name).
+Catalogued = tuple[str, str, str | None, str]
+
+
+def _stream_of(
+    path: Path, raw: Path, streams: list[Catalogued], fail: partial[InputError]
+) -> str | None:
+    """The stream (its stream_id) a raw table's file belongs to: its name (or its
+    folder's, under raw/) is the stream's (``items``, ``shop.items``) or Airbyte's raw
+    table name (``shop_raw__stream_items``). ``streams``: (stream_id, stream as shown,
+    namespace, name) of each stream of the catalog. A name that is two streams' is
+    refused, naming both."""
     top = path.relative_to(raw).parts[0]
     stem = top
     for suffix in RAW_SUFFIXES:
         stem = stem.removesuffix(suffix)
-    if stem in streams:
-        return stem
-    found = [s for s, name in streams.items() if stem.endswith(f"_raw__stream_{name}")]
-    return found[0] if len(found) == 1 else None
+    found = [s for s in streams if s[1] == stem]
+    if not found:
+        found = [s for s in streams if stem == f"{s[2]}_raw__stream_{s[3]}"]
+    if not found:
+        found = [s for s in streams if stem.endswith(f"_raw__stream_{s[3]}")]
+    if len(found) > 1:
+        both = " and ".join(_shown(s[2], s[3]) for s in found)
+        raise fail(
+            f"{path.relative_to(raw.parent)} is named after several streams of {CATALOG}"
+            f" ({both}): name it after its raw table (ns_raw__stream_items)"
+        )
+    return found[0][0] if found else None
 
 
 def _raw_view(
@@ -126,24 +147,26 @@ def _raw_view(
     if not files:
         con.execute(f"CREATE TEMP VIEW rc_airbyte_raw_files AS {NO_RAW}").fetchall()
         return
-    rows = con.execute("SELECT stream, name FROM rc_airbyte_streams").fetchall()
+    streams = con.execute(
+        "SELECT stream_id, stream, namespace, name FROM rc_airbyte_streams ORDER BY ALL"
+    ).fetchall()
+    shown = {s[0]: s[1] for s in streams}
     incremental = {
         r[0]
         for r in con.execute(
-            "SELECT stream FROM rc_airbyte_streams WHERE sync_mode = 'incremental'"
+            "SELECT stream_id FROM rc_airbyte_streams WHERE sync_mode = 'incremental'"
         ).fetchall()
     }
-    streams: dict[str, str] = dict(rows)
     by_stream: dict[str, list[Path]] = {}
     for path in files:
-        stream = _stream_of(path, root / RAW, streams)
+        stream = _stream_of(path, root / RAW, streams, fail)
         if stream is None:
             raise fail(
                 f"{path.relative_to(root)} is the raw table of no stream of {CATALOG}: name"
                 " it after its stream (items.jsonl) or its raw table (ns_raw__stream_items)"
             )
         by_stream.setdefault(stream, []).append(path)
-    lacking = sorted(incremental - set(by_stream))
+    lacking = sorted(shown[s] for s in incremental - set(by_stream))
     if lacking:
         raise fail(f"{RAW}/ holds no raw table of incremental stream(s) {', '.join(lacking)}")
     parts = []
@@ -152,7 +175,9 @@ def _raw_view(
             continue
         formats = {p.suffix if p.suffix in (".parquet", ".csv") else ".jsonl" for p in paths}
         if len(formats) > 1:
-            raise fail(f"the raw table of {stream} mixes file formats ({', '.join(formats)})")
+            raise fail(
+                f"the raw table of {shown[stream]} mixes file formats ({', '.join(formats)})"
+            )
         listed = "[" + ", ".join(quote_literal(str(p)) for p in paths) + "]"
         if paths[0].suffix == ".parquet":
             source = f"read_parquet({listed}, union_by_name = true)"
@@ -168,7 +193,7 @@ def _raw_view(
             )
         meta = "CAST(_airbyte_meta AS JSON)"
         parts.append(
-            f"SELECT {quote_literal(stream)} AS stream, CAST(_airbyte_raw_id AS VARCHAR) AS"
+            f"SELECT {quote_literal(stream)} AS stream_id, CAST(_airbyte_raw_id AS VARCHAR) AS"
             " raw_id, CAST(_airbyte_extracted_at AS VARCHAR) AS extracted,"
             " CAST(_airbyte_loaded_at AS VARCHAR) AS loaded,"
             f" CAST(_airbyte_data AS JSON) AS data, {meta} AS meta FROM {source}"
@@ -180,13 +205,22 @@ def _refuse(con: duckdb.DuckDBPyConnection, root: Path, fail: partial[InputError
     """Refuse what the syncs' messages hold that the reader cannot read (the first
     such thing, in words); return how many states hold an incremental stream's cursor
     (none is refused once the more telling refusals had their say)."""
-    malformed, unkeyed, unread, uncatalogued, incomplete, messages, cursors = con.execute(
-        sql.load("readers/airbyte_refusals")
-    ).fetchall()[0]
+    (twice, alike, malformed, unkeyed, unread, uncatalogued, incomplete, messages, cursors) = (
+        con.execute(sql.load("readers/airbyte_refusals")).fetchall()[0]
+    )
     if not messages:
         raise fail(
             "no sync holds an Airbyte RECORD or STATE message (a line with type RECORD and"
             " its record, or STATE and its state)" + other_reader(root, "airbyte")
+        )
+    if twice is not None:
+        raise fail(f"{CATALOG} names stream {twice} twice")
+    if alike is not None:
+        name, streams = alike
+        raise fail(
+            f"incremental streams {streams} of {CATALOG} read alike, as {name}: the name"
+            " a stream's scope, its rows in the extract and its raw table go by, so the"
+            " reader cannot tell them apart"
         )
     if malformed is not None:
         raise fail(

@@ -18,19 +18,19 @@ dated AS (
         st.*,
         t.sync_start,
         st.msg_at AS emitted_at,
-        row_number() OVER (PARTITION BY st.stream ORDER BY st.sync_no, st.line) AS nth
+        row_number() OVER (PARTITION BY st.stream_id ORDER BY st.sync_no, st.line) AS nth
     FROM rc_airbyte_states AS st
     JOIN starts AS t USING (sync_no)
 )
 SELECT
-    st.stream AS scope_id,
-    st.stream AS partition_id,
+    s.stream AS scope_id,
+    s.stream AS partition_id,
     st.sync AS attempt_id,
     greatest(
         st.emitted_at,
         make_timestamp_ns(epoch_ns(
             (SELECT max(r.loaded_at) FROM rc_airbyte_raw AS r
-             WHERE r.stream = st.stream AND r.extracted_at BETWEEN st.sync_start AND st.msg_at)
+             WHERE r.stream_id = st.stream_id AND r.extracted_at BETWEEN st.sync_start AND st.msg_at)
         ) + 1000 * st.nth)
     ) AS written_at,
     CAST(NULL AS VARCHAR) AS resume_token,
@@ -49,7 +49,7 @@ SELECT
     CAST(NULL AS VARCHAR) AS watermark_event_id,
     CAST(NULL AS VARCHAR) AS ordering
 FROM dated AS st
-JOIN rc_airbyte_streams AS s USING (stream)
+JOIN rc_airbyte_streams AS s USING (stream_id)
 WHERE s.sync_mode = 'incremental'
   AND coalesce(json_type(json_extract(st.blob, s.cursor_path)), 'NULL') <> 'NULL'
 ORDER BY st.sync_no, st.line

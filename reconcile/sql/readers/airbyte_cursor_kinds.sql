@@ -4,12 +4,12 @@ SELECT DISTINCT json_type(v) AS kind
 FROM (
     SELECT json_extract(json_extract(m.record, '$.data'), s.cursor_path) AS v
     FROM rc_airbyte_messages AS m
-    JOIN rc_airbyte_streams AS s USING (stream)
+    JOIN rc_airbyte_streams AS s USING (stream_id)
     WHERE m.type = 'RECORD' AND s.sync_mode = 'incremental'
     UNION ALL
     SELECT json_extract(st.blob, s.cursor_path)
     FROM rc_airbyte_states AS st
-    JOIN rc_airbyte_streams AS s USING (stream)
+    JOIN rc_airbyte_streams AS s USING (stream_id)
     WHERE s.sync_mode = 'incremental'
 )
 WHERE v IS NOT NULL AND json_type(v) <> 'NULL'  -- a JSON null is no value

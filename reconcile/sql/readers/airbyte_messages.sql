@@ -63,7 +63,10 @@ dated AS (
 )
 SELECT
     l.sync_no, l.sync, l.line, l.type, l.record, l.state,
-    -- a RECORD's stream as the catalog names it: namespace.name where it has one
+    -- a RECORD's stream: its namespace and name (as rc_airbyte_streams' stream_id), and
+    -- as shown (namespace.name where it has a namespace)
+    CAST(to_json([json_extract_string(l.record, '$.namespace'),
+                  json_extract_string(l.record, '$.stream')]) AS VARCHAR) AS stream_id,
     CASE WHEN json_extract_string(l.record, '$.namespace') IS NULL
          THEN json_extract_string(l.record, '$.stream')
          ELSE json_extract_string(l.record, '$.namespace') || '.'

@@ -2,8 +2,8 @@
 -- its sync; its event_id the values of its stream's primary key joined by '|', its
 -- position its cursor field's value, its time its emitted_at.
 SELECT
-    m.stream AS scope_id,
-    m.stream AS partition_id,
+    s.stream AS scope_id,
+    s.stream AS partition_id,
     array_to_string(
         list_transform(s.key_paths, lambda p: json_extract_string(json_extract(m.record, '$.data'), p)),
         '|'
@@ -17,6 +17,6 @@ SELECT
     CAST(NULL AS VARCHAR) AS page_id,
     m.msg_at AS recorded_at
 FROM rc_airbyte_messages AS m
-JOIN rc_airbyte_streams AS s USING (stream)
+JOIN rc_airbyte_streams AS s USING (stream_id)
 WHERE m.type = 'RECORD' AND s.sync_mode = 'incremental'
 ORDER BY m.sync_no, m.line

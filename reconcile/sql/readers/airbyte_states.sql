@@ -1,7 +1,8 @@
 -- Every per-stream state of every STATE message, in message order, whatever its kind:
 -- STREAM (state.stream), GLOBAL (each of state.global.stream_states; the shared
--- state, a CDC position, is not a cursor) and LEGACY (state.data, stream -> state; a
--- state with no type is legacy too). Each with its stream as the messages name it.
+-- state, a CDC position, is not a cursor) and LEGACY (state.data, a stream's name ->
+-- state, the stream without namespace; a state with no type is legacy too). Each with
+-- its stream's namespace and name (stream_id, as rc_airbyte_streams'), and as shown.
 WITH states AS (
     SELECT sync_no, sync, line, msg_at, state,
            coalesce(json_extract_string(state, '$.type'), 'LEGACY') AS kind
@@ -31,6 +32,8 @@ per_stream AS (
 )
 SELECT
     sync_no, sync, line, msg_at, kind,
+    CAST(to_json([json_extract_string(descriptor, '$.namespace'),
+                  json_extract_string(descriptor, '$.name')]) AS VARCHAR) AS stream_id,
     CASE WHEN json_extract_string(descriptor, '$.namespace') IS NULL
          THEN json_extract_string(descriptor, '$.name')
          ELSE json_extract_string(descriptor, '$.namespace') || '.'
