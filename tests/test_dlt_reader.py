@@ -242,7 +242,10 @@ def test_states_it_cannot_audit_are_refused(
     data = Dataset(tmp_path / "two")
     data.load(1, [("a", 1)], _state(1, -1, []))
     data.load(2, [("b", 2)], _state(2, 1, []), pipeline="other_sync")
-    assert "cursors of several pipelines" in _refused(tmp_path / "two", tmp_path / "2", capsys)
+    assert (
+        "table items has cursors of several pipelines, resources or cursor paths (items:"
+        " pipeline other_sync, source shop, cursor updated_at; items: pipeline shop_sync,"
+    ) in _refused(tmp_path / "two", tmp_path / "2", capsys)
     data = Dataset(tmp_path / "garbled")
     data.load(1, [("a", 1)], "not a state")
     assert "cannot be read" in _refused(tmp_path / "garbled", tmp_path / "3", capsys)
@@ -360,3 +363,34 @@ def test_rows_without_a_cursor_are_refused(
         json.dumps({"id": "b", "updated_at": None, "_dlt_load_id": _load_id(1)}) + "\n"
     )
     assert "rows without a cursor value" in _refused(tmp_path / "dest", tmp_path / "o", capsys)
+
+
+def test_a_table_two_resources_write_is_refused_by_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two pipelines whose resources (items_eu, items_us, of sources eu and us) write
+    one table (``table_name="items"``), each with its own cursor: refused by the
+    table, naming it and both resources, with an extract (with or without its stream
+    column) or without one. It was refused in the words of a scope_id the reader
+    could not place, or of an extract of "several streams (items, items)"."""
+    data = Dataset(tmp_path / "dest")
+    schemas = []
+    for region in ("eu", "us"):
+        schema = json.loads(_schema(resource=f"items_{region}"))
+        schemas.append({"schema_name": region, "version": 1, "schema": json.dumps(schema)})
+    data._write("_dlt_version", "shop__0", schemas)
+    for n, region in enumerate(("eu", "us"), start=1):
+        cursor = {"initial_value": 0, "last_value": n, "start_value": 0, "unique_hashes": []}
+        doc = {"sources": {region: {"resources": {f"items_{region}": {
+            "incremental": {"updated_at": cursor}}}}}}  # fmt: skip
+        state = base64.b64encode(zlib.compress(json.dumps(doc).encode())).decode()
+        data.load(n, [(f"{region}-{n}", n)], state, pipeline=f"p_{region}")
+    said = (
+        "table items has cursors of several pipelines, resources or cursor paths (items_eu:"
+        " pipeline p_eu, source eu, cursor updated_at; items_us: pipeline p_us, source us,"
+        " cursor updated_at): one cursor per table is audited"
+    )
+    assert said in _refused(tmp_path / "dest", tmp_path / "1", capsys)
+    for n, extract in enumerate(["key,cursor\neu-1,1\n", "stream,key,cursor\nitems,eu-1,1\n"]):
+        (tmp_path / "dest" / "source.csv").write_text(extract)
+        assert said in _refused(tmp_path / "dest", tmp_path / f"x{n}", capsys)

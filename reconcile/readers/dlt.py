@@ -297,22 +297,38 @@ def _schema_tables(root: Path, name: str, text: str | None) -> dict[str, dict[st
     return tables
 
 
+# An incremental resource, by its source and its name.
+Resource = tuple[str, str]
+# A cursor's owner: (pipeline, source, resource, cursor path).
+Owner = tuple[str, str, str, str]
+
+
+def _owners_text(owners: list[Owner]) -> str:
+    """Cursors' owners in words: ``orders_eu: pipeline p_eu, source eu, cursor updated_at``."""
+    return "; ".join(
+        f"{resource}: pipeline {pipeline}, source {source}, cursor {path}"
+        for pipeline, source, resource, path in sorted(owners, key=lambda o: (o[2], *o))
+    )
+
+
 def _streams(
     con: duckdb.DuckDBPyConnection,
     root: Path,
-    wanted: dict[str, tuple[str, str]],
-    moved: set[str],
-) -> dict[str, Stream]:
-    """The root table of each incremental resource (``wanted``: resource -> (source,
-    cursor path); ``moved``: those whose cursor left its initial value), from the
-    newest stored schemas: its cursor column, primary key
-    and write disposition."""
+    wanted: dict[Resource, list[Owner]],
+    moved: set[Resource],
+) -> dict[Resource, Stream]:
+    """The root table of each incremental resource (``wanted``: (source, resource) ->
+    the owners of its cursors; ``moved``: those whose cursor left its initial value),
+    from the newest stored schemas: its cursor column, primary key and write
+    disposition. A table holding the cursors of several owners (pipelines, resources
+    or cursor paths: two resources writing one table with ``table_name``) is refused,
+    naming the table and each owner."""
     schemas = {
         name: _schema_tables(root, name, text)
         for name, text in con.execute(sql.load("readers/dlt_schemas")).fetchall()
     }
-    streams: dict[str, Stream] = {}
-    for resource, (source, path) in sorted(wanted.items()):
+    found: dict[Resource, tuple[str, dict[str, Any]]] = {}
+    for source, resource in sorted(wanted):
         order = [schemas[source]] if source in schemas else list(schemas.values())
         tables = [
             (name, table)
@@ -323,7 +339,7 @@ def _streams(
             and not name.startswith("_dlt")
         ]
         if not tables:
-            if resource in moved:
+            if (source, resource) in moved:
                 raise _fail(
                     root,
                     f"resource {resource} stored a cursor past its initial value but has no"
@@ -333,7 +349,20 @@ def _streams(
         if len(tables) > 1:
             names = ", ".join(name for name, _ in tables)
             raise _fail(root, f"resource {resource} writes several tables ({names})")
-        name, table = tables[0]
+        found[(source, resource)] = tables[0]
+    by_table: dict[str, list[Owner]] = {}
+    for key, (name, _) in found.items():
+        by_table.setdefault(name, []).extend(wanted[key])
+    for name, owners in sorted(by_table.items()):
+        if len(owners) > 1:
+            raise _fail(
+                root,
+                f"table {name} has cursors of several pipelines, resources or cursor paths"
+                f" ({_owners_text(owners)}): one cursor per table is audited",
+            )
+    streams: dict[Resource, Stream] = {}
+    for (source, resource), (name, table) in sorted(found.items()):
+        path = wanted[(source, resource)][0][3]
         if str(table.get("table_format") or "native") not in ("native", "None"):
             raise _fail(
                 root,
@@ -366,17 +395,19 @@ def _streams(
                 root,
                 f"table {name} is replaced on every load: it keeps no earlier load's rows to audit",
             )
-        streams[resource] = Stream(name, cursor, keys, kind, disposition)
+        streams[(source, resource)] = Stream(name, cursor, keys, kind, disposition)
     return streams
 
 
 def _read_cursors(
     con: duckdb.DuckDBPyConnection, root: Path
-) -> tuple[list[dict[str, Any]], dict[str, tuple[str, str]], list[str]]:
+) -> tuple[list[dict[str, Any]], dict[Resource, list[Owner]], list[str]]:
     """Every incremental cursor of every stored state (opened here: a few per load),
-    the resources they name, and the pipelines."""
+    the resources they name with the owners of their cursors (pipeline, source,
+    resource, cursor path: a table holding more than one is refused once each
+    resource's table is known), and the pipelines."""
     cursors: list[dict[str, Any]] = []
-    owners: dict[str, tuple[str, str, str]] = {}
+    owners: dict[Resource, list[Owner]] = {}
     for pipeline, version, load_id, created_at, text in con.execute(
         sql.load("readers/dlt_states")
     ).fetchall():
@@ -388,28 +419,24 @@ def _read_cursors(
                 f"state version {version} of pipeline {pipeline} (load {load_id}) cannot be read",
             ) from None
         for source, resource, path, entry in _cursors(state):
-            owner = (pipeline, source, path)
-            if owners.setdefault(resource, owner) != owner:
-                raise _fail(
-                    root,
-                    f"resource {resource} has cursors of several pipelines or paths"
-                    f" ({owners[resource]!r}, {owner!r}): one cursor per table is audited",
-                )
+            owner = (pipeline, source, resource, path)
+            found = owners.setdefault((source, resource), [])
+            if owner not in found:
+                found.append(owner)
             cursors.append(
                 {
                     "pipeline_name": pipeline,
                     "load_id": load_id,
                     "version": version,
                     "created_at": created_at,
-                    "resource": resource,
+                    "resource": (source, resource),
                     "last_value": _plain(entry.get("last_value")),
                     "start_value": _plain(entry.get("start_value")),
                     "initial_value": _plain(entry.get("initial_value")),
                     "boundary_hashes": _count(entry.get("unique_hashes")),
                 }
             )
-    wanted = {resource: (source, path) for resource, (_, source, path) in owners.items()}
-    return cursors, wanted, sorted({o[0] for o in owners.values()})
+    return cursors, owners, sorted({o[0] for found in owners.values() for o in found})
 
 
 CURSOR_SCHEMA = pa.schema(
