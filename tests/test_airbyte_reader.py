@@ -490,3 +490,26 @@ def test_streams_that_read_alike_are_refused(
     (logs / "raw" / "shop.items.parquet").rename(logs / "raw" / "shop_raw__stream_items.parquet")
     said, tables = _read(logs, tmp_path / "r4")
     assert tables["receipts"]["event_id"].to_list() == ["1"]
+
+
+def test_raw_tables_of_one_name_in_two_namespaces(tmp_path: Path) -> None:
+    """Streams items of namespaces eu and us: each raw table is known by its full raw
+    table name (eu_raw__stream_items), which both end alike."""
+    catalog = {"streams": [_entry("items", "eu"), _entry("items", "us")]}
+    sync = [
+        _in(_record("a", 1, 0), "eu"),
+        _in(_record("b", 2, 1), "us"),
+        _in(_stream_state(1), "eu"),
+        _in(_stream_state(2), "us"),
+    ]
+    logs = _logs(tmp_path / "logs", [sync], catalog=catalog)
+    (logs / "raw").mkdir()
+    for key, cursor, n, region in (("a", 1, 0, "eu"), ("b", 2, 1, "us")):
+        row = _raw_row(key, cursor, n, "2026-11-30T01:00:00+00:00")
+        pl.DataFrame([row]).write_parquet(logs / "raw" / f"{region}_raw__stream_items.parquet")
+    said, tables = _read(logs, tmp_path)
+    assert said["streams"] == ["eu.items", "us.items"]
+    assert tables["receipts"].sort("scope_id").select("scope_id", "event_id").rows() == [
+        ("eu.items", "a"),
+        ("us.items", "b"),
+    ]

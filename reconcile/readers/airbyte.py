@@ -127,7 +127,7 @@ def _stream_of(
         stem = stem.removesuffix(suffix)
     found = [s for s in streams if s[1] == stem]
     if not found:
-        found = [s for s in streams if stem == f"{s[2]}_raw__stream_{s[3]}"]
+        found = [s for s in streams if s[2] is not None and stem == f"{s[2]}_raw__stream_{s[3]}"]
     if not found:
         found = [s for s in streams if stem.endswith(f"_raw__stream_{s[3]}")]
     if len(found) > 1:
