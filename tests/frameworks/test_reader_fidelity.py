@@ -96,6 +96,28 @@ def _by_partition(marks: list[Row]) -> dict[str, list[Any]]:
     return out
 
 
+def _dated(runs: list[tuple[str, list[dict[str, Any]]]], time_of: Any) -> list[list[datetime]]:
+    """Each message's time, as docs/readers.md dates them: at the time it carries
+    (``time_of``: None where it carries none), no earlier than the message before it,
+    and a microsecond after it where either of the two is a STATE; before the first
+    message that carries a time, from a second before the earliest one (NO_TIME where
+    none carries one)."""
+    carried = [t for _, messages in runs for m in messages if (t := time_of(m)) is not None]
+    previous = min(carried) - timedelta(seconds=1) if carried else NO_TIME
+    was_state = False
+    out: list[list[datetime]] = []
+    for _, messages in runs:
+        out.append([])
+        for m in messages:
+            is_state = m.get("type") == "STATE"
+            at = previous + (US if is_state or was_state else timedelta(0))
+            own = time_of(m)
+            previous = max(at, own) if own is not None else at
+            was_state = is_state
+            out[-1].append(previous)
+    return out
+
+
 def _runs(logs: Path) -> list[tuple[str, list[dict[str, Any]]]]:
     return [
         (run.name, [json.loads(line) for line in run.read_text().splitlines() if line.strip()])
@@ -108,23 +130,18 @@ def _runs(logs: Path) -> list[tuple[str, list[dict[str, Any]]]]:
 
 def _singer_artifacts(logs: Path) -> tuple[list[Row], list[Row]]:
     """From the runs' own messages: each bookmark of each STATE (run, partition, value,
-    time: the last time a message before it carried, plus a microsecond per STATE since
-    that time) and each RECORD (run, partition, key, cursor, time_extracted)."""
+    time) and each RECORD (run, partition, key, cursor, time), dated as _dated says."""
     marks: list[Row] = []
     records: list[Row] = []
-    last: datetime = NO_TIME
-    since: dict[datetime, int] = {}  # STATEs dated at each time so far
-    for run, messages in _runs(logs):
-        for m in messages:
-            if m.get("time_extracted"):
-                last = _iso(m["time_extracted"])
+    runs = _runs(logs)
+    times = _dated(runs, lambda m: _iso(m["time_extracted"]) if m.get("time_extracted") else None)
+    for (run, messages), dated in zip(runs, times, strict=True):
+        for m, at in zip(messages, dated, strict=True):
             if m["type"] == "RECORD":
                 row = m["record"]
                 part = f"region={row['region']}" if row.get("region") else m["stream"]
-                records.append((run, part, row["id"], row["updated_at"], last))
+                records.append((run, part, row["id"], row["updated_at"], at))
             elif m["type"] == "STATE":
-                since[last] = since.get(last, 0) + 1
-                at = last + since[last] * US
                 for stream, mark in m["value"]["bookmarks"].items():
                     for entry in mark.get("partitions", [mark]):
                         context = entry.get("context") or {}
@@ -186,34 +203,33 @@ def test_singer_reader_keeps_every_bookmark_and_time(tmp_path: Path, partitioned
 
 
 def _airbyte_artifacts(logs: Path, raw: bool) -> tuple[list[Row], list[Row]]:
-    """From the syncs' own messages: each STATE (sync, stream, value, time: the last
-    time a message before it carried, plus a microsecond per STATE since that time) and
-    each RECORD (sync, stream, key, cursor, emitted_at). With raw tables, the receipts
+    """From the syncs' own messages: each STATE (sync, stream, value, time) and each
+    RECORD (sync, stream, key, cursor, time), dated as _dated says. With raw tables, the receipts
     are the raw rows (sync id, stream, key, cursor, time, outcome: committed at
     ``_airbyte_loaded_at``, else failed at ``_airbyte_extracted_at``), and a state is
     dated no earlier than the loading of the raw rows its sync extracted before it
     (plus a microsecond per state of the stream)."""
     states: list[Row] = []
     records: list[Row] = []
-    last: datetime = NO_TIME
-    since: dict[datetime, int] = {}  # STATEs dated at each time so far
-    for sync, messages in _runs(logs):
-        start = None  # the sync's first time
-        for m in messages:
-            body = m.get("record") or m.get("trace") or {}
-            if body.get("emitted_at") is not None:
-                last = _ms(body["emitted_at"])
+
+    def emitted(m: dict[str, Any]) -> datetime | None:
+        body = m.get("record") or m.get("trace") or {}
+        return _ms(body["emitted_at"]) if body.get("emitted_at") is not None else None
+
+    runs = _runs(logs)
+    for (sync, messages), dated in zip(runs, _dated(runs, emitted), strict=True):
+        start = None  # the sync's first RECORD's or STATE's time
+        for m, at in zip(messages, dated, strict=True):
             if m["type"] == "RECORD":
-                start = start or last
+                start = start or at
                 data = m["record"]["data"]
-                records.append((sync, m["record"]["stream"], data["id"], data["updated_at"], last))
+                records.append((sync, m["record"]["stream"], data["id"], data["updated_at"], at))
             elif m["type"] == "STATE":
-                start = start or last
-                since[last] = since.get(last, 0) + 1
+                start = start or at
                 stream = m["state"]["stream"]
                 value = stream["stream_state"].get("updated_at")
                 name = stream["stream_descriptor"]["name"]
-                states.append((sync, name, value, last + since[last] * US, start, last))
+                states.append((sync, name, value, at, start, at))
     if not raw:
         return [s[:4] for s in states if s[2] is not None], records
     table = (logs / "raw" / "items.jsonl").read_text().splitlines()

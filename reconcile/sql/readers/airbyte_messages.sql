@@ -4,18 +4,16 @@
 -- (msg_at). Read by the other airbyte_*.sql queries. $files: the syncs' files in
 -- order; $names: each file's name as shown (relative to the folder).
 --
--- The order of the messages is the truth; the times they carry only label it. A
+-- The order of the messages is the truth; the times they carry only label it. Each
 -- message is dated at the time it carries (a RECORD's or a TRACE's emitted_at, in
--- milliseconds) or, without one (a STATE), the latest time a message before it
--- carried, and then moved later where needed so that every STATE comes a microsecond
--- or more after every message before it, and every message after a STATE a
--- microsecond or more after it: in microseconds, msg_at = idx + max over the messages
--- up to this one of (time - idx), where idx counts two per STATE before the message,
--- one for a STATE itself. A record emitted after a STATE in the same millisecond (the
--- CDK stamps records in milliseconds), or with a time going back, is then after that
--- STATE, never counted for it. Before the first message that carries a time, the
--- times count from a second before the earliest time any message carries; from
--- 2000-01-01 where none carries one.
+-- milliseconds), and no earlier than the message before it, and at least a
+-- microsecond after it where either of the two is a STATE (which carries no time). In
+-- microseconds: msg_at = idx + the greatest (time - idx) over the messages up to this
+-- one, idx counting those steps. A record emitted after a STATE in the same
+-- millisecond (the CDK stamps records in milliseconds), or with a time going back, is
+-- then after that STATE, never counted for its claim. Before the first message that
+-- carries a time, the times count from a second before the earliest time any message
+-- carries; from 2000-01-01 where none carries one.
 WITH scanned AS (
     SELECT
         row_number() OVER () AS seq,  -- the files' lines in order, file after file
@@ -44,11 +42,19 @@ ordered AS (
     SELECT
         s.sync_no, s.sync, l.line, l.type, l.record, l.state,
         CAST(round(l.emitted_ms * 1000) AS BIGINT) AS time_us,
-        CAST(2 * count(*) FILTER (WHERE l.type = 'STATE') OVER w AS BIGINT)
-            - CAST(coalesce(l.type = 'STATE', false) AS BIGINT) AS idx
+        -- a step of a microsecond from the message before, where either is a STATE
+        CAST(coalesce(l.type = 'STATE', false)
+             OR coalesce(lag(l.type) OVER (ORDER BY s.sync_no, l.line) = 'STATE', false)
+             AS BIGINT) AS step
     FROM lines AS l
     JOIN syncs AS s USING (__file)
-    WINDOW w AS (ORDER BY s.sync_no, l.line ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+),
+stepped AS (
+    SELECT * EXCLUDE (step),
+        CAST(sum(step) OVER (
+            ORDER BY sync_no, line ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        ) AS BIGINT) AS idx
+    FROM ordered
 ),
 dated AS (
     SELECT *,
@@ -59,7 +65,7 @@ dated AS (
             min(time_us) OVER () - 1000000,
             946684800000000
         ))) AS msg_at
-    FROM ordered
+    FROM stepped
 )
 SELECT
     l.sync_no, l.sync, l.line, l.type, l.record, l.state,

@@ -4,18 +4,17 @@
 -- other singer_*.sql queries. $files: the runs' files in run order; $names: each
 -- file's name as shown (relative to the folder).
 --
--- The order of the messages is the truth; the times they carry only label it. A
--- message is dated at the time it carries (a RECORD's time_extracted) or, without
--- one (a STATE), the latest time a message before it carried, and then moved later
--- where needed so that every STATE comes a microsecond or more after every message
--- before it, and every message after a STATE a microsecond or more after it: in
--- microseconds, msg_at = idx + max over the messages up to this one of (time - idx),
--- where idx counts two per STATE before the message, one for a STATE itself. A record
--- emitted after a STATE in the same millisecond, or with a time going back, is then
--- after that STATE, never counted for it; a message whose time keeps the order keeps
--- its time. Before the first message that carries a time, the times count from a
--- second before the earliest time any message carries (before every timed message,
--- and no stall of years before it); from 2000-01-01 where none carries one.
+-- The order of the messages is the truth; the times they carry only label it. Each
+-- message is dated at the time it carries (a RECORD's time_extracted), and no earlier
+-- than the message before it, and at least a microsecond after it where either of the
+-- two is a STATE (which carries no time). In microseconds: msg_at = idx + the greatest
+-- (time - idx) over the messages up to this one, idx counting those steps. A record
+-- emitted after a STATE in the same instant, with a time going back, or with no time,
+-- is then after that STATE, never counted for its claim; a record whose time keeps
+-- the order keeps its time. Before the first message that carries a time, the times
+-- count from a second before the earliest time any message carries (before every
+-- timed message, and no stall of years before it); from 2000-01-01 where none
+-- carries one.
 WITH scanned AS (
     SELECT
         row_number() OVER () AS seq,  -- the files' lines in order, file after file
@@ -55,11 +54,19 @@ ordered AS (
              ELSE CAST(regexp_replace(regexp_replace(l.time_text, '^(\d{4}-\d{2}-\d{2})t', '\1T'), 'z$', 'Z')
                        AS TIMESTAMPTZ)
         END AS time_extracted,
-        CAST(2 * count(*) FILTER (WHERE l.type = 'STATE') OVER w AS BIGINT)
-            - CAST(coalesce(l.type = 'STATE', false) AS BIGINT) AS idx
+        -- a step of a microsecond from the message before, where either is a STATE
+        CAST(coalesce(l.type = 'STATE', false)
+             OR coalesce(lag(l.type) OVER (ORDER BY r.run_no, l.line) = 'STATE', false)
+             AS BIGINT) AS step
     FROM lines AS l
     JOIN runs AS r USING (__file)
-    WINDOW w AS (ORDER BY r.run_no, l.line ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+),
+stepped AS (
+    SELECT * EXCLUDE (step),
+        CAST(sum(step) OVER (
+            ORDER BY run_no, line ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        ) AS BIGINT) AS idx
+    FROM ordered
 )
 SELECT
     run_no, run, line, type, stream, record, value, key_properties, bookmark_properties,
@@ -71,4 +78,4 @@ SELECT
         min(epoch_us(time_extracted)) OVER () - 1000000,
         epoch_us(TIMESTAMPTZ '2000-01-01 00:00:00+00')
     ))) AS msg_at
-FROM ordered
+FROM stepped
