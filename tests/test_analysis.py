@@ -8,6 +8,7 @@ user's connection.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import polars as pl
@@ -138,3 +139,48 @@ def test_asking_for_an_unknown_table_is_an_error() -> None:
             analysis.read("rc_nothing")
         with pytest.raises(ReconcileError, match="not an input"):
             analysis.put("rc_watermarks", pl.DataFrame())
+
+
+def test_certificates_at_refuses_a_number_for_t_and_reads_text_as_as_of() -> None:
+    """An integer (or bool) t was read as epoch nanoseconds: every certificate came
+    back null, without a word; text failed in a raw Polars cast."""
+    with open_logset(DATA / "faults") as logset, Analysis(logset) as analysis:
+        points = analysis.read("rc_partitions").select("scope_id", "partition_id").head(2)
+        when = datetime(2026, 1, 1, 0, 15)
+        right = analysis.certificates_at(points.with_columns(t=pl.lit(when)))
+        assert right["claimed_through"].null_count() == 0
+        for number in (int(when.replace(tzinfo=UTC).timestamp()), True):
+            with pytest.raises(UsageError, match="an epoch's unit would be a guess"):
+                analysis.certificates_at(points.with_columns(t=pl.lit(number)))
+        with pytest.raises(UsageError, match=r"t 'yesterday' \(point 0\) is not an instant"):
+            analysis.certificates_at(points.with_columns(t=pl.lit("yesterday")))
+        for same in ("2026-01-01T00:15:00", "2026-01-01T01:15:00+01:00"):
+            got = analysis.certificates_at(points.with_columns(t=pl.lit(same)))
+            assert got.equals(right), same
+        aware = analysis.certificates_at(points.with_columns(t=pl.lit(when.replace(tzinfo=UTC))))
+        assert aware.equals(right)
+        # a pandas frame is read as its Polars twin
+        pandas = points.with_columns(t=pl.lit(when)).to_pandas()
+        assert analysis.certificates_at(pandas).equals(right)
+
+
+def test_history_refuses_identifiers_that_are_not_text() -> None:
+    """An integer, list or null partition_id matched nothing: an empty history."""
+    with open_logset(DATA / "faults") as logset, Analysis(logset) as analysis:
+        parts = analysis.read("rc_partitions").select("scope_id", "partition_id").head(2)
+        want = analysis.history(parts)
+        assert want.height > 0
+        with pytest.raises(UsageError, match="partition_id is text, not Int"):
+            analysis.history(parts.with_columns(partition_id=pl.lit(3)))
+        listed = parts.with_columns(pl.concat_list("partition_id").alias("partition_id"))
+        with pytest.raises(UsageError, match=r"partition_id is text, not List"):
+            analysis.history(listed)
+        with pytest.raises(UsageError, match="scope_id is null in row 0"):
+            analysis.history(parts.with_columns(scope_id=pl.lit(None, dtype=pl.String)))
+        with pytest.raises(UsageError, match="partition_id is text, not Int"):
+            analysis.certificates_at(
+                parts.with_columns(partition_id=pl.lit(3), t=pl.lit(datetime(2026, 1, 1)))
+            )
+        assert analysis.history(parts.to_pandas()).equals(want)
+        with pytest.raises(UsageError, match=r"give a Polars \(or pandas\) DataFrame, not dict"):
+            analysis.history({"scope_id": "s0"})  # type: ignore[arg-type]

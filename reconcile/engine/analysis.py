@@ -18,7 +18,7 @@ import polars as pl
 import pyarrow as pa
 
 from reconcile.engine.declare import Guard, Input, Registry, Sliced, Step, Table, Union
-from reconcile.engine.namespace import Namespace, iso_instant
+from reconcile.engine.namespace import Namespace, iso_instant, parse_as_of
 from reconcile.engine.plan import Plan, applies, dependents, plan
 from reconcile.engine.registry import REGISTRY
 from reconcile.engine.settings import AuditSettings
@@ -35,6 +35,34 @@ def frame(data: pa.Table) -> pl.DataFrame:
     if not isinstance(result, pl.DataFrame):
         raise TypeError(f"expected a table, got {type(result).__name__}")
     return result
+
+
+def _given_frame(what: str, data: object) -> pl.DataFrame:
+    """A frame a caller gives (partitions, points) as a Polars frame: a pandas one is
+    converted; anything else is refused by name."""
+    if isinstance(data, pl.DataFrame):
+        return data
+    if type(data).__module__.split(".")[0] == "pandas" and type(data).__name__ == "DataFrame":
+        return pl.from_pandas(data)
+    raise UsageError(f"{what}: give a Polars (or pandas) DataFrame, not {type(data).__name__}")
+
+
+def _check_identifiers(what: str, data: pl.DataFrame) -> None:
+    """scope_id and partition_id are text, as the contract's columns, and named: a
+    number, a list or a null matched no partition, and the answer came back empty."""
+    missing = [c for c in ("scope_id", "partition_id") if c not in data.columns]
+    if missing:
+        raise UsageError(f"{what} need column(s) {', '.join(missing)}")
+    for name in ("scope_id", "partition_id"):
+        dtype = data.schema[name]
+        if not (dtype == pl.String or isinstance(dtype, (pl.Categorical, pl.Enum))):
+            raise UsageError(f"{what}: {name} is text, not {dtype}")
+        nulls = data.get_column(name).is_null()
+        if nulls.any():
+            raise UsageError(
+                f"{what}: {name} is null in row {int(nulls.arg_true()[0])}: each row names"
+                " a partition"
+            )
 
 
 class Analysis:
@@ -306,8 +334,13 @@ class Analysis:
         the value between rows is what ``watermarks(as_of=t)`` gives. Inside pages
         being handled the proven certificate moves with every receipt, so the table
         grows with the receipts of the partitions asked for: pass ``partitions``
-        (scope_id, partition_id) to look at a few.
+        (scope_id, partition_id; text, as the contract's columns: a number, a list or
+        a null is refused, for it would match no partition) to look at a few. A
+        Polars or a pandas frame.
         """
+        if partitions is not None:
+            partitions = _given_frame("history: partitions", partitions)
+            _check_identifiers("history: partitions", partitions)
         with self._lock:  # the selection and its reading, one thread's
             if partitions is None:
                 partitions = self.read("rc_partitions")
@@ -317,22 +350,27 @@ class Analysis:
     def certificates_at(self, points: pl.DataFrame) -> pl.DataFrame:
         """Each point's consumer, provider, proven, refutation and claimed certificates.
 
-        ``points`` has columns scope_id, partition_id and t (instants up to T); the
-        result has a row per point, in the same order, with ``point_id`` its index: a
-        partition the log set does not hold has null certificates. T is the end of the
+        ``points`` (a Polars or a pandas frame) has columns scope_id, partition_id
+        (text) and t (instants up to T: datetimes, naive meaning UTC, or ISO 8601 text
+        read as ``as_of`` is; a number is refused, for an epoch's unit would be a
+        guess); the result has a row per point, in the same order, with ``point_id``
+        its index: a partition the log set does not hold has null certificates. T is the end of the
         log set unless ``as_of`` was given; then a t after it (or none) is refused:
         what the log holds after T is not read, so a later instant needs an analysis
         with a later ``as_of``.
         """
+        points = _given_frame("certificates_at: points", points)
         missing = sorted({"scope_id", "partition_id", "t"} - set(points.columns))
         if missing:
             raise UsageError(f"certificates_at: points need column(s) {', '.join(missing)}")
+        _check_identifiers("certificates_at: points", points)
+        with self._lock:  # text is read on the analysis's cursor
+            instants = self._instants(points.get_column("t"))
         numbered = points.select(
             pl.int_range(pl.len(), dtype=pl.Int64).alias("point_id"),
             pl.col("scope_id").cast(pl.String),
             pl.col("partition_id").cast(pl.String),
-            pl.col("t").cast(pl.Datetime("ns")),
-        )
+        ).with_columns(instants.alias("t"))
         # compared in integer nanoseconds: a Python datetime holds microseconds
         limit = pl.Series([self._ns.as_of_literal]).str.to_datetime(time_unit="ns")
         after = pl.col("t").dt.epoch("ns") > limit.dt.epoch("ns").item()
@@ -352,6 +390,48 @@ class Analysis:
             .select(found.columns)
             .sort("point_id")
         )
+
+    def _instants(self, t: pl.Series) -> pl.Series:
+        """Points' instants as naive UTC nanoseconds: datetimes (an aware one read in
+        its zone), dates (midnight UTC), or text read as ``as_of`` is; a number is
+        refused, as for ``as_of`` (an epoch's unit would be a guess)."""
+        dtype = t.dtype
+        if isinstance(dtype, pl.Datetime):
+            if dtype.time_zone is not None:
+                t = t.dt.convert_time_zone("UTC").dt.replace_time_zone(None)
+            return t.cast(pl.Datetime("ns"))
+        if dtype in (pl.Date, pl.Null):
+            return t.cast(pl.Datetime("ns"))
+        if dtype == pl.String:
+            return self._parsed(t)
+        if dtype.is_numeric() or dtype == pl.Boolean:
+            kind = "a number" if dtype.is_numeric() else "a boolean"
+            raise UsageError(
+                f"certificates_at: t is {kind} ({dtype}), not an instant: give datetimes or"
+                " ISO 8601 text (an epoch's unit would be a guess)"
+            )
+        raise UsageError(
+            f"certificates_at: t is {dtype}, not an instant: give datetimes or ISO 8601 text"
+        )
+
+    def _parsed(self, t: pl.Series) -> pl.Series:
+        """Text instants read as ``as_of`` is (to the nanosecond, an offset honoured,
+        none meaning UTC); text that is no instant is refused by point."""
+        literals: dict[str, str] = {}
+        for index, text in enumerate(t.to_list()):
+            if text is None or text in literals:
+                continue
+            try:
+                literals[text], _ = parse_as_of(self._ns.cursor, text)
+            except UsageError:
+                raise UsageError(
+                    f"certificates_at: t {text!r} (point {index}) is not an instant the"
+                    " reconciler reads: give datetimes or ISO 8601 text such as"
+                    " 2026-01-01T00:15:00 (UTC) or 2026-01-01T01:15:00+01:00"
+                ) from None
+        return t.replace_strict(
+            list(literals), list(literals.values()), default=None, return_dtype=pl.String
+        ).str.to_datetime("%Y-%m-%d %H:%M:%S%.f", time_unit="ns")
 
 
 def last_uses(steps: list[Step], names: set[str]) -> dict[int, list[str]]:
