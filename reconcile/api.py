@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reconcile.config import EngineConfig
+from reconcile.config import EngineConfig, refuse_inside
 from reconcile.db import Engine
 from reconcile.errors import InvalidLogSet
 from reconcile.logset.coordinate import coordinate_columns, infer_coordinate
@@ -31,11 +31,19 @@ def open_logset(
     ``reconcile.toml``, or ``"none"``) reads the user's own layout as the contract's
     tables, as views over their files; a log directory's own mapping is never
     applied unasked: without ``mapping`` a log set that holds one is refused.
+    The engine's spill folder (``config.temp_directory``, else
+    ``RECONCILE_TEMP_DIR``) inside the log set is refused: a log set is never
+    written into.
     """
+    # the spill folder is made under temp_directory: never inside the log set
+    engine_config = config if config is not None else EngineConfig.from_env()
+    if engine_config.temp_directory is not None:
+        given = "EngineConfig temp_directory" if config is not None else "RECONCILE_TEMP_DIR"
+        refuse_inside(given, engine_config.temp_directory, {"the log set": path})
     files = discover_with_mapping(path, mapping)
     stamps = file_stamps(files)  # before validation reads them
     if validate:
-        report = validate_files(files, config=config)
+        report = validate_files(files, config=engine_config)
         if not report.ok:
             raise InvalidLogSet(report)
     schemas: dict[str, list[FileSchema]] = {}
@@ -43,7 +51,7 @@ def open_logset(
         schemas[name], _ = read_file_schemas(files, table)
     coordinate = infer_coordinate(coordinate_columns(schemas))
     logset = LogSet(
-        files, schemas, coordinate, Engine(config, readable=files.all_files), stamps=stamps
+        files, schemas, coordinate, Engine(engine_config, readable=files.all_files), stamps=stamps
     )
     try:
         logset.check_unchanged()  # nothing was rewritten while it was validated

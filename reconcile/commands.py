@@ -24,7 +24,7 @@ import polars as pl
 from reconcile.api import open_logset
 from reconcile.audit import AuditResult, AuditSettings, audit
 from reconcile.audit.report import prepare_target, write_report
-from reconcile.config import EngineConfig, check_memory_limit, threads_for
+from reconcile.config import EngineConfig, check_memory_limit, refuse_inside, threads_for
 from reconcile.diff import diff_reports
 from reconcile.engine import Analysis, watermarks
 from reconcile.errors import (
@@ -219,23 +219,6 @@ def _local_logset(args: argparse.Namespace) -> str | None:
     return None if len(urlparse(str(args.logset)).scheme) > 1 else str(args.logset)
 
 
-def _refuse_inside(option: str, path: Path, folders: dict[str, str | Path | None]) -> None:
-    """Refuse a path the command writes (a profile, the spill folder) inside the log
-    set, which the reconciler never writes into, or inside the report folder, which
-    holds nothing but the report."""
-    target = path.resolve()
-    for what, folder in folders.items():
-        if folder is None:
-            continue
-        base = Path(folder).resolve()
-        if target == base or target.is_relative_to(base):
-            raise UsageError(
-                f"{option} {path} is inside {what} {folder}: a log set is never written"
-                " into, and a report folder holds its report alone; choose a place"
-                " outside it"
-            )
-
-
 def _check_places(args: argparse.Namespace) -> None:
     """Where the command writes, checked before any work: a --temp-dir (or
     RECONCILE_TEMP_DIR) and an audit's --profile outside the log set and the report."""
@@ -243,11 +226,11 @@ def _check_places(args: argparse.Namespace) -> None:
     if args.command == "audit":
         folders["the report folder --out"] = args.out
         if args.profile is not None:
-            _refuse_inside("--profile", args.profile, folders)
+            refuse_inside("--profile", args.profile, folders)
     temp = args.temp_dir if args.temp_dir is not None else EngineConfig.from_env().temp_directory
     if temp is not None:
         option = "--temp-dir" if args.temp_dir is not None else "RECONCILE_TEMP_DIR"
-        _refuse_inside(option, temp, folders)
+        refuse_inside(option, temp, folders)
 
 
 def _detected_source(args: argparse.Namespace) -> str | None:

@@ -106,6 +106,31 @@ def check_memory_limit(value: str, given: str) -> str:
     return value.strip()
 
 
+# Why the reconciler writes nothing into a folder, by what the folder is
+_NEVER_INTO = {
+    "the log set": "a log set is never written into",
+    "the report folder --out": "a report folder holds its report alone",
+}
+
+
+def refuse_inside(option: str, path: str | Path, folders: Mapping[str, str | Path | None]) -> None:
+    """Refuse a path the reconciler writes (a profile, the spill folder) inside one of
+    ``folders`` (``{what: folder}``; None: none): the log set, which it never writes
+    into, or the report folder, which holds nothing but the report. ``option`` names
+    where the path was given. The command line and :func:`reconcile.open_logset`
+    both check here."""
+    target = Path(path).resolve()
+    for what, folder in folders.items():
+        if folder is None:
+            continue
+        base = Path(folder).resolve()
+        if target == base or target.is_relative_to(base):
+            why = _NEVER_INTO.get(what, "the reconciler never writes into it")
+            raise UsageError(
+                f"{option} {path} is inside {what} {folder}: {why}; choose a place outside it"
+            )
+
+
 def size_bytes(text: str) -> int | None:
     """A size as DuckDB reads a memory limit ("4GB", "512 MiB", "80%"), in bytes; None
     where it cannot be told (a share of memory that cannot be read)."""
@@ -137,16 +162,33 @@ class EngineConfig:
 
     ``memory_limit`` is DuckDB's (e.g. ``"4GB"``; default: 40 % of the memory
     available, at most 5 GB), past which sorts, joins, aggregates and windows spill
-    into a fresh folder under ``temp_directory`` (default: the system temporary
-    directory), removed on close. ``threads`` defaults to every core, and may be at
-    most :data:`THREADS_PER_CORE` per core. Environment variables
+    into a fresh folder under ``temp_directory`` (a path or text; default: the system
+    temporary directory), removed on close; a log set opened with it must not hold
+    it (:func:`refuse_inside`: a log set is never written into). ``threads``
+    defaults to every core, and may be at most :data:`THREADS_PER_CORE` per core.
+    Environment variables
     ``RECONCILE_MEMORY_LIMIT``, ``RECONCILE_TEMP_DIR`` and ``RECONCILE_THREADS``
     override the defaults; a value that is not a size or a count is a UsageError.
     """
 
     memory_limit: str | None = None
-    temp_directory: Path | None = None
+    temp_directory: Path | str | None = None
     threads: int | None = None
+
+    def __post_init__(self) -> None:
+        # a folder given as text (or any path-like) is read as a Path; anything else
+        # is refused here rather than failing later in the engine
+        temp: object = self.temp_directory
+        if temp is None or isinstance(temp, Path):
+            return
+        if isinstance(temp, (str, os.PathLike)) and not isinstance(temp, bytes):
+            # empty text is no folder, as an empty RECONCILE_TEMP_DIR
+            object.__setattr__(self, "temp_directory", Path(temp) if str(temp) else None)
+            return
+        raise UsageError(
+            f"EngineConfig temp_directory {temp!r}: give a folder as a path or text,"
+            f" not {type(temp).__name__}"
+        )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> EngineConfig:

@@ -91,7 +91,7 @@ def connect(
 
 
 def _spill_base(config: EngineConfig) -> Path:
-    return config.temp_directory or Path(tempfile.gettempdir())
+    return Path(config.temp_directory or tempfile.gettempdir())
 
 
 def sweep_spill_folders(base: Path) -> list[Path]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from reconcile import api, open_logset
+from reconcile import EngineConfig, api, open_logset
 from reconcile.engine import Analysis
 from reconcile.errors import InputError, UsageError
 
@@ -97,3 +97,30 @@ def test_a_file_rewritten_while_it_is_validated_is_refused(
     monkeypatch.setattr(api, "validate_files", then_rewrite)
     with pytest.raises(InputError, match=r"receipts\.parquet was changed"):
         open_logset(copy)
+
+
+def _tree(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def test_a_spill_folder_inside_the_log_set_is_refused(
+    copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command line refused --temp-dir inside the log set; the library spilled
+    into it (and a second open read the spill folder as part of a table)."""
+    before = _tree(copy)
+    inside = copy / "receipts"
+    refused = r"temp_directory .* is inside the log set .*never written"
+    with pytest.raises(UsageError, match=refused):
+        open_logset(copy, config=EngineConfig(temp_directory=inside))
+    monkeypatch.setenv("RECONCILE_TEMP_DIR", str(copy))
+    with pytest.raises(UsageError, match=r"RECONCILE_TEMP_DIR .* is inside the log set"):
+        open_logset(copy)
+    assert _tree(copy) == before
+    # a folder given as text, outside the log set, is where the engine spills
+    monkeypatch.delenv("RECONCILE_TEMP_DIR")
+    with open_logset(copy, config=EngineConfig(temp_directory=str(tmp_path / "spill"))) as logset:
+        folder = logset.engine.spill_folder
+        assert folder is not None and folder.parent == tmp_path / "spill"
+    with pytest.raises(UsageError, match="give a folder as a path or text, not int"):
+        EngineConfig(temp_directory=5)  # type: ignore[arg-type]
