@@ -1,25 +1,35 @@
-"""Pictures for notebooks, with matplotlib (offline, headless on the Agg backend).
+"""Pictures for notebooks, with matplotlib (offline).
 
-Each function draws one picture from the engine's frames and returns the figure;
-:func:`save` writes it where ``RECONCILE_FIGURES`` points (when it is set), so that
-a notebook run headless leaves its pictures behind.
+Each function draws one picture from the engine's frames and returns the figure: a
+:class:`matplotlib.figure.Figure` of its own, not registered with pyplot, so that
+drawing changes nothing of the session's (its backend, its open figures). A notebook
+shows it as a cell's value (Jupyter, marimo); :func:`save` writes it where
+``RECONCILE_FIGURES`` points (when it is set), so that a notebook run headless leaves
+its pictures behind.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from datetime import UTC, datetime
 from pathlib import Path
-from types import ModuleType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from reconcile.errors import UsageError
 from reconcile.render.palette import FRONTIER_COLOR, PARTITION_COLORS, SEVERITY_COLORS
 from reconcile.render.timeaxis import TimeAxis, duration
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+
+# ISO 8601 text for T: a date, a time to the second, a fraction, an offset (or Z)
+_ISO_TEXT = re.compile(
+    r"(?P<head>[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2})"
+    r"(?:\.(?P<fraction>[0-9]{1,9}))?(?P<zone>Z|[+-][0-9]{2}:?[0-9]{2})?"
+)
 
 MISSING = (
     "reconcile.plots draws with matplotlib, which is not installed: install the"
@@ -27,17 +37,45 @@ MISSING = (
 )
 
 
-def _pyplot() -> ModuleType:
-    """matplotlib's pyplot on the Agg backend, imported on first use: matplotlib is
-    an extra (``reconcile[notebooks]``), and a clear error names it when missing."""
+def _figure(width: float, height: float) -> tuple[Figure, Any]:
+    """A figure of its own with one axes: never pyplot's, which would register it (it
+    stays open, and is drawn again by an inline backend) and may need a backend
+    chosen. matplotlib is an extra (``reconcile[notebooks]``), imported on first use;
+    a clear error names it when missing."""
     try:
-        import matplotlib  # noqa: PLC0415
+        from matplotlib.figure import Figure  # noqa: PLC0415
     except ImportError as error:
         raise ImportError(MISSING) from error
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
+    fig = Figure(figsize=(width, height))
+    return fig, fig.add_subplot()
 
-    return plt
+
+def _instant(value: Any) -> float:
+    """T as seconds since the epoch: a datetime (naive meaning UTC), ISO 8601 text
+    (``Analysis.as_of_iso``: naive UTC, to the nanosecond; an offset is honoured) or
+    a number of seconds."""
+    if isinstance(value, str):
+        text = value.strip()
+        match = _ISO_TEXT.fullmatch(text)
+        if match is None:
+            raise UsageError(
+                f"as_of {value!r} is not ISO 8601 text: pass analysis.as_of_iso or analysis.as_of"
+            )
+        # a datetime holds microseconds: the digits past the sixth are added back
+        head, digits, zone = match.group("head"), match.group("fraction") or "", match.group("zone")
+        try:
+            moment = datetime.fromisoformat(f"{head}.{digits[:6].ljust(6, '0')}{zone or ''}")
+        except ValueError:
+            raise UsageError(
+                f"as_of {value!r} is not an instant: pass analysis.as_of_iso or analysis.as_of"
+            ) from None
+        seconds = _seconds([moment])[0]
+        assert seconds is not None
+        return seconds + int(digits[6:].ljust(3, "0")) / 1e9
+    seconds = _seconds([value])[0]
+    if seconds is None:
+        raise UsageError("as_of is None: pass analysis.as_of_iso or analysis.as_of")
+    return seconds
 
 
 def _seconds(values: Any) -> list[float | None]:
@@ -93,15 +131,14 @@ def frontier_timeline(
     it stays readable. The claimed frontier (black, dashed, thin) is drawn over the
     proven one (black, solid, wider), so that both show where they are equal. The legend names
     the frontiers and at most ``MAX_PARTITIONS`` partitions, beside the plot."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(11, 4.8))
+    fig, ax = _figure(11, 4.8)
     mine = history.filter(pl.col("scope_id") == scope_id).sort("at")
     part = (
         steps.filter(pl.col("scope_id") == scope_id)
         if steps is not None
         else pl.DataFrame(schema={"partition_id": pl.String, "valid_from": pl.Datetime("ns")})
     )
-    end = _seconds([as_of])[0] or 0.0
+    end = _instant(as_of)
     times = [t for t in _seconds([*mine["at"], *part["valid_from"]]) if t is not None]
     start = min(times) if times else end - 1
     x = TimeAxis([start, end, *times], 0.0, 1.0)
@@ -210,47 +247,69 @@ def frontier_timeline(
     ax.set_ylabel("complete through")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.tight_layout()
-    return cast("Figure", fig)
+    return fig
 
 
 def partition_lag(
     watermarks: pl.DataFrame, title: str = "claimed and proven, per partition"
 ) -> Figure:
-    """Each partition's claimed and proven certificate side by side."""
+    """Each partition's claimed and proven certificate side by side: bars from 0 on
+    integer positions, marks on a time axis for timestamp positions. A partition
+    without a certificate shows none, and says so ("no claim", "no proof"), never a
+    bar at 0 (a claim through 0 is a claim)."""
     frame = watermarks.sort("scope_id", "partition_id")
     labels = [f"{s}/{p}" for s, p in zip(frame["scope_id"], frame["partition_id"], strict=True)]
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(10, max(2.5, 0.35 * len(labels))))
-    ys = range(len(labels))
-    ax.barh(
-        [y + 0.2 for y in ys],
-        frame["claimed_through"].fill_null(0).to_list(),
-        height=0.4,
-        facecolor="none",
-        edgecolor=FRONTIER_COLOR,
-        hatch="//",
-        label="claimed",
-    )
-    ax.barh(
-        [y - 0.2 for y in ys],
-        frame["proven_through"].fill_null(0).to_list(),
-        height=0.4,
-        color=FRONTIER_COLOR,
-        alpha=0.8,
-        label="proven",
-    )
-    ax.set_yticks(list(ys), labels, fontsize=8)
+    fig, ax = _figure(10, max(2.5, 0.35 * len(labels)))
+    timed = isinstance(frame.schema["claimed_through"], pl.Datetime)
+    for basis, offset, style in (
+        ("claimed", 0.2, {"facecolor": "none", "edgecolor": FRONTIER_COLOR, "hatch": "//"}),
+        ("proven", -0.2, {"color": FRONTIER_COLOR, "alpha": 0.8}),
+    ):
+        values = frame[f"{basis}_through"].to_list()
+        rows = [(y + offset, v) for y, v in enumerate(values) if v is not None]
+        ys, xs = [r[0] for r in rows], [r[1] for r in rows]
+        if timed:
+            ax.plot(
+                xs,
+                ys,
+                linestyle="none",
+                marker="o" if basis == "proven" else "D",
+                markersize=6,
+                markerfacecolor=FRONTIER_COLOR if basis == "proven" else "none",
+                markeredgecolor=FRONTIER_COLOR,
+                label=basis,
+            )
+        else:
+            ax.barh(ys, xs, height=0.4, label=basis, **style)
+        for y, v in enumerate(values):
+            if v is None:  # said at the axis's left edge, in the row
+                ax.annotate(
+                    "no claim" if basis == "claimed" else "no proof",
+                    (0.005, y + offset),
+                    xycoords=("axes fraction", "data"),
+                    va="center",
+                    fontsize=7,
+                    color="#777777",
+                )
+    ax.set_yticks(list(range(len(labels))), labels, fontsize=8)
+    ax.set_ylim(-0.6, len(labels) - 0.4)
+    if timed:
+        from matplotlib.dates import AutoDateLocator, ConciseDateFormatter  # noqa: PLC0415
+
+        locator = AutoDateLocator()  # type: ignore[no-untyped-call]
+        ax.xaxis.set_major_locator(locator)
+        ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))  # type: ignore[no-untyped-call]
+        ax.set_xlabel("complete through (UTC)")
     ax.set_title(title)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    return cast("Figure", fig)
+    return fig
 
 
 def findings_by_rule(findings: pl.DataFrame) -> Figure:
     """How many findings of each rule, colored by severity."""
     counts = findings.group_by("rule", "severity").len().sort("len")
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.35 * counts.height)))
+    fig, ax = _figure(8, max(2.5, 0.35 * counts.height))
     ax.barh(
         counts["rule"].to_list(),
         counts["len"].to_list(),
@@ -258,7 +317,7 @@ def findings_by_rule(findings: pl.DataFrame) -> Figure:
     )
     ax.set_title("findings by rule (color: severity)")
     fig.tight_layout()
-    return cast("Figure", fig)
+    return fig
 
 
 def save(fig: Figure, name: str) -> Path | None:

@@ -39,3 +39,69 @@ def test_stuck_timeline_keeps_the_activity_readable() -> None:
     assert claimed.get_linestyle() != proven.get_linestyle()
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend == ["p0000", "p0001", "p0002", "p0003", "proven frontier", "claimed frontier"]
+
+
+def _watermarks(name: str) -> pl.DataFrame:
+    with reconcile.open_logset(DATA / name) as logset:
+        return reconcile.watermarks(logset)
+
+
+def test_drawing_leaves_the_session_s_matplotlib_alone() -> None:
+    """plots switched the user's backend to Agg (a notebook's inline or widget one)
+    and left every figure open in pyplot, drawn again and never freed."""
+    import matplotlib  # noqa: PLC0415
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    before = matplotlib.get_backend()
+    plt.switch_backend("svg")  # stands for a notebook's own backend
+    try:
+        open_before = plt.get_fignums()
+        fig = plots.partition_lag(_watermarks("stuck"))
+        assert matplotlib.get_backend() == "svg"
+        assert plt.get_fignums() == open_before
+        assert fig.axes  # drawn all the same
+    finally:
+        plt.switch_backend(before)
+
+
+def test_no_certificate_is_drawn_as_missing_not_as_zero() -> None:
+    """On timestamp positions partition_lag crashed (fill_null(0) on a datetime); on
+    integer positions a partition without a claim was drawn as a claim through 0."""
+    ints = _watermarks("faults")
+    ints = ints.with_columns(
+        pl.when(pl.col("partition_id") == "p0001")
+        .then(None)
+        .otherwise(pl.col("claimed_through"))
+        .alias("claimed_through")
+    )
+    ax = plots.partition_lag(ints).axes[0]
+    claimed = next(c for c in ax.containers if c.get_label() == "claimed")
+    assert len(claimed) == ints.height - 1  # no bar where there is no claim
+    assert [t.get_text() for t in ax.texts] == ["no claim"]
+    times = _watermarks("timestamps")
+    times = times.with_columns(
+        pl.when(pl.col("partition_id") == "p0001")
+        .then(None)
+        .otherwise(pl.col("proven_through"))
+        .alias("proven_through")
+    )
+    missing = times["proven_through"].null_count()
+    assert missing > 0
+    ax = plots.partition_lag(times).axes[0]
+    proven = next(line for line in ax.lines if line.get_label() == "proven")
+    assert len(proven.get_xdata()) == times.height - missing
+    assert [t.get_text() for t in ax.texts] == ["no proof"] * missing
+
+
+def test_the_timeline_takes_t_as_iso_text() -> None:
+    """The docs pass analysis.as_of_iso for T; the timeline failed on text."""
+    with (
+        reconcile.open_logset(DATA / "stuck") as logset,
+        reconcile.Analysis(logset) as analysis,
+    ):
+        history = analysis.frontier_history()
+        by_text = plots.frontier_timeline(history, "s0", analysis.as_of_iso)
+        by_datetime = plots.frontier_timeline(history, "s0", analysis.as_of)
+    ticks = [t.get_text() for t in by_text.axes[0].get_xticklabels()]
+    assert ticks == [t.get_text() for t in by_datetime.axes[0].get_xticklabels()]
+    assert ticks[-1] == analysis.as_of.strftime("%H:%M:%S.%f")[:-3]
