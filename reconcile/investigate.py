@@ -78,17 +78,68 @@ def holders(history: pl.DataFrame, basis: str = "claimed") -> pl.DataFrame:
     )
 
 
-def lag(watermarks: pl.DataFrame) -> pl.DataFrame:
-    """Per partition: its claimed and proven certificates and how far the claim runs
-    ahead of what is proven (positive: claimed beyond the evidence)."""
-    return watermarks.select(
+DOMAINS = ("discrete", "dense")
+
+
+def lag(watermarks: pl.DataFrame, domain: str | None = None) -> pl.DataFrame:
+    """Per partition: its claimed and proven certificates, how far the claim runs
+    ahead of what is proven, and whether it runs ahead at all.
+
+    Certificates compare in docs/contract.md §2's order: by value, and at an equal
+    value exclusive below inclusive. Two columns say it, read together:
+
+    * ``claim_ahead``: ``claimed_through - proven_through``, the distance in value
+      (positive: the claim's value is beyond the proof's). It is 0 where both name
+      the same value, even when the claim is the higher certificate;
+    * ``claim_beyond_proof``: whether the claim is above the proof in that order
+      (claimed beyond the evidence): true where ``claim_ahead`` is positive, and
+      also where both name the same value with the claim inclusive and the proof
+      exclusive (a dense claim through x inclusive against a proof through x
+      exclusive: x itself is claimed, not proven, a ``claim_ahead`` of 0); null
+      where the order cannot be told (either certificate absent or ``+inf``, both
+      written as a null through, or an unknown endpoint). Filter on it, not on
+      ``claim_ahead > 0``, to find every claim beyond its proof.
+
+    The ``watermarks`` table states discrete certificates normalized (exclusive
+    ``v`` as inclusive ``v - 1``, §2), so it compares as given. For a frame that
+    does not, pass ``domain="discrete"`` to normalize first (``"dense"``: never
+    normalized; timestamps are always dense)."""
+    if domain not in (None, *DOMAINS):
+        raise UsageError(f"lag: domain {domain!r} is not one of {', '.join(DOMAINS)}")
+    frame = watermarks
+    if domain == "discrete":
+        if isinstance(frame.schema["claimed_through"], pl.Datetime):
+            raise UsageError("lag: timestamps are always dense: give domain='dense' or none")
+        for basis in ("claimed", "proven"):
+            through, inclusive = pl.col(f"{basis}_through"), pl.col(f"{basis}_inclusive")
+            exclusive = inclusive.not_().fill_null(False)
+            frame = frame.with_columns(
+                pl.when(exclusive).then(through - 1).otherwise(through).alias(f"{basis}_through"),
+                (inclusive | exclusive).alias(f"{basis}_inclusive"),
+            )
+    claimed, proven = pl.col("claimed_through"), pl.col("proven_through")
+    claimed_inclusive, proven_inclusive = pl.col("claimed_inclusive"), pl.col("proven_inclusive")
+    unknown = pl.any_horizontal(
+        claimed.is_null(), proven.is_null(), claimed_inclusive.is_null(), proven_inclusive.is_null()
+    )
+    beyond = (
+        pl.when(unknown)
+        .then(None)
+        .when(claimed != proven)
+        .then(claimed > proven)
+        .otherwise(claimed_inclusive & proven_inclusive.not_())
+    )
+    return frame.select(
         "scope_id",
         "partition_id",
         "claimed_through",
+        "claimed_inclusive",
         "proven_through",
+        "proven_inclusive",
         "claim_status",
         "blocking_reason",
-        (pl.col("claimed_through") - pl.col("proven_through")).alias("claim_ahead"),
+        (claimed - proven).alias("claim_ahead"),
+        beyond.alias("claim_beyond_proof"),
     ).sort("scope_id", "partition_id")
 
 

@@ -4,7 +4,7 @@ beside watermarks as of T, and the notebook's cells disagreed."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import polars as pl
@@ -13,7 +13,7 @@ import pytest
 from reconcile import open_logset
 from reconcile.engine import Analysis
 from reconcile.errors import UsageError
-from reconcile.investigate import event_trail, longest_hold, partition_pages
+from reconcile.investigate import event_trail, lag, longest_hold, partition_pages
 
 STUCK = Path(__file__).parent.parent / "data" / "stuck"
 T = datetime(2026, 1, 1, 0, 0, 2)
@@ -85,3 +85,46 @@ def test_a_page_counts_its_receipts_up_to_t() -> None:
         pages = partition_pages(Analysis(logset, t), "s0", "p0002")
     assert whole["receipts"][0] > 51
     assert pages.filter(pl.col("page_id") == first)["receipts"].to_list() == [51]
+
+
+def _certificates(through: list[object], claimed: list[bool], proven: list[bool]) -> pl.DataFrame:
+    """Watermarks rows holding what lag reads: a claim and a proof per partition."""
+    n = len(claimed)
+    return pl.DataFrame(
+        {
+            "scope_id": ["s0"] * n,
+            "partition_id": [f"p{i}" for i in range(n)],
+            "claimed_through": through[:n],
+            "claimed_inclusive": claimed,
+            "proven_through": through[n:],
+            "proven_inclusive": proven,
+            "claim_status": ["?"] * n,
+            "blocking_reason": [None] * n,
+        }
+    )
+
+
+def test_lag_orders_certificates_with_their_endpoints() -> None:
+    """A dense claim through x inclusive against a proof through x exclusive claims x
+    itself, unproven: lag said claim_ahead 0 and nothing else."""
+    x = datetime(2026, 1, 1, 0, 0, 13)
+    # claims inclusive, exclusive, inclusive, inclusive; proofs the other way, alike,
+    # absent (a null through)
+    rows = _certificates([x] * 7 + [None], [True, False, True, True], [False, True, True, None])
+    got = lag(rows)
+    assert got["claim_ahead"].to_list() == [timedelta(0)] * 3 + [None]
+    assert got["claim_beyond_proof"].to_list() == [True, False, False, None]
+    # on a discrete domain exclusive 10 is inclusive 9: normalized first
+    ints = _certificates([10, 10, 10, 10], [True, False], [False, True])
+    assert lag(ints, domain="discrete")["claim_ahead"].to_list() == [1, -1]
+    assert lag(ints, domain="discrete")["claim_beyond_proof"].to_list() == [True, False]
+    assert lag(ints)["claim_beyond_proof"].to_list() == [True, False]  # as dense
+    with pytest.raises(UsageError, match="timestamps are always dense"):
+        lag(rows, domain="discrete")
+    with pytest.raises(UsageError, match="not one of discrete, dense"):
+        lag(rows, domain="Discrete")
+    # the engine's watermarks: every overclaim is a claim beyond its proof
+    with open_logset(STUCK) as logset:
+        marks = lag(Analysis(logset).watermarks())
+    over = marks.filter(pl.col("claim_status") == "overclaim")
+    assert over.height > 0 and over["claim_beyond_proof"].all()
