@@ -48,9 +48,21 @@ def partition_pages(analysis: Analysis, scope_id: str, partition_id: str) -> pl.
     )
 
 
+BASES = ("claimed", "proven")
+
+
+def _basis(basis: object) -> None:
+    """A basis is one of :data:`BASES`: another (a typo, "Claimed") matched no row, and
+    the answer came back empty."""
+    if basis not in BASES:
+        raise UsageError(f"basis {basis!r} is not one of {', '.join(BASES)}")
+
+
 def limiting_spans(history: pl.DataFrame, basis: str = "claimed") -> pl.DataFrame:
     """Who held the frontier when: one row per (partition, stretch of history rows),
-    with its start, end (the next history row, or null) and the frontier value."""
+    with its start, end (the next history row, or null) and the frontier value.
+    ``basis`` is ``"claimed"`` or ``"proven"``; another is refused."""
+    _basis(basis)
     rows = (
         history.filter(pl.col("basis") == basis)
         .sort("scope_id", "at")
@@ -186,7 +198,8 @@ def longest_hold(history: pl.DataFrame, as_of: object, basis: str = "claimed") -
     """The longest stretch one partition held the frontier at one value: partition,
     since, until (T for the last stretch), frontier, minutes. ``as_of`` is T: pass
     ``Analysis.as_of_iso`` (exact) rather than ``Analysis.as_of`` (a datetime, to the
-    microsecond)."""
+    microsecond). ``basis`` is ``"claimed"`` or ``"proven"``; another is refused."""
+    _basis(basis)
     if isinstance(as_of, str) and not _ISO.fullmatch(as_of):
         raise UsageError(
             f"longest_hold: as_of {as_of!r} is not in Analysis.as_of_iso's form"

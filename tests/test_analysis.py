@@ -184,3 +184,15 @@ def test_history_refuses_identifiers_that_are_not_text() -> None:
         assert analysis.history(parts.to_pandas()).equals(want)
         with pytest.raises(UsageError, match=r"give a Polars \(or pandas\) DataFrame, not dict"):
             analysis.history({"scope_id": "s0"})  # type: ignore[arg-type]
+
+
+def test_reading_what_a_method_supplies_first_names_the_method() -> None:
+    """read("rc_timelines") before history() was an internal error asking for a
+    report: it is the caller's, and names what to call."""
+    with open_logset(DATA / "example") as logset, Analysis(logset) as analysis:
+        with pytest.raises(UsageError, match=r"call history\(partitions\) first"):
+            analysis.read("rc_timelines")
+        with pytest.raises(UsageError, match=r"call certificates_at\(points\) first"):
+            analysis.read("rc_asked_certificates")
+        history = analysis.history()
+        assert analysis.read("rc_timelines").equals(history)

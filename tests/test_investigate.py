@@ -13,7 +13,14 @@ import pytest
 from reconcile import open_logset
 from reconcile.engine import Analysis
 from reconcile.errors import UsageError
-from reconcile.investigate import event_trail, lag, longest_hold, partition_pages
+from reconcile.investigate import (
+    event_trail,
+    holders,
+    lag,
+    limiting_spans,
+    longest_hold,
+    partition_pages,
+)
 
 STUCK = Path(__file__).parent.parent / "data" / "stuck"
 T = datetime(2026, 1, 1, 0, 0, 2)
@@ -128,3 +135,17 @@ def test_lag_orders_certificates_with_their_endpoints() -> None:
         marks = lag(Analysis(logset).watermarks())
     over = marks.filter(pl.col("claim_status") == "overclaim")
     assert over.height > 0 and over["claim_beyond_proof"].all()
+
+
+def test_an_unknown_basis_is_refused() -> None:
+    """A typo ("Claimed", "proved") matched no row: an empty answer, no error."""
+    with open_logset(STUCK) as logset:
+        analysis = Analysis(logset)
+        history = analysis.frontier_history()
+        with pytest.raises(UsageError, match="basis 'Claimed' is not one of claimed, proven"):
+            limiting_spans(history, "Claimed")
+        with pytest.raises(UsageError, match="basis 'proved' is not one of claimed, proven"):
+            longest_hold(history, analysis.as_of_iso, basis="proved")
+        with pytest.raises(UsageError, match="not one of claimed, proven"):
+            holders(history, "both")
+        assert limiting_spans(history, "proven").height > 0

@@ -6,6 +6,7 @@ shared by threads gives each the answer it would give alone."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+import reconcile
 from reconcile import EngineConfig, api, open_logset
 from reconcile.engine import Analysis
 from reconcile.errors import InputError, UsageError
@@ -124,3 +126,17 @@ def test_a_spill_folder_inside_the_log_set_is_refused(
         assert folder is not None and folder.parent == tmp_path / "spill"
     with pytest.raises(UsageError, match="give a folder as a path or text, not int"):
         EngineConfig(temp_directory=5)  # type: ignore[arg-type]
+
+
+def test_a_path_where_an_open_log_set_is_asked_for_says_open_it() -> None:
+    """Analysis(path), reconcile.watermarks(path) and audit(path) failed with
+    AttributeError: 'str' object has no attribute 'check_unchanged'."""
+    from reconcile.audit import audit  # noqa: PLC0415
+
+    opened = r"open it first .*reconcile\.open_logset\("
+    with pytest.raises(UsageError, match=opened + re.escape(repr(str(STUCK)))):
+        Analysis(str(STUCK))  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=opened):
+        reconcile.watermarks(STUCK)  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=opened):
+        audit(str(STUCK))  # type: ignore[arg-type]

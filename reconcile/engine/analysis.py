@@ -9,6 +9,7 @@ runs what it needs, once; results are Polars frames.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Collection, Mapping
 from datetime import datetime
@@ -19,7 +20,7 @@ import pyarrow as pa
 
 from reconcile.engine.declare import Guard, Input, Registry, Sliced, Step, Table, Union
 from reconcile.engine.namespace import Namespace, iso_instant, parse_as_of
-from reconcile.engine.plan import Plan, applies, dependents, plan
+from reconcile.engine.plan import MissingInput, Plan, applies, dependents, plan
 from reconcile.engine.registry import REGISTRY
 from reconcile.engine.settings import AuditSettings
 from reconcile.errors import InternalError, UsageError
@@ -27,6 +28,12 @@ from reconcile.logset.load import LogSet
 from reconcile_schemas import TABLES, CoordinateType
 
 AsOf = datetime | str | None
+
+# The inputs a caller supplies through a method of Analysis, by the method
+SUPPLIED_BY = {
+    "rc_selected": "history(partitions)",
+    "rc_asked_points": "certificates_at(points)",
+}
 
 
 def frame(data: pa.Table) -> pl.DataFrame:
@@ -82,6 +89,17 @@ class Analysis:
         *,
         registry: Registry | None = None,
     ) -> None:
+        if not isinstance(logset, LogSet):
+            opened = (
+                f"with reconcile.open_logset({os.fspath(logset)!r}) as logset: ..."
+                if isinstance(logset, (str, os.PathLike))
+                else "reconcile.open_logset(path)"
+            )
+            raise UsageError(
+                f"an analysis reads an open log set, not {type(logset).__name__}:"
+                f" open it first and pass that ({opened}); reconcile.watermarks and"
+                " reconcile.audit.audit take one alike"
+            )
         logset.check_unchanged()
         self.logset = logset
         self.settings = settings or AuditSettings()
@@ -141,15 +159,24 @@ class Analysis:
         """What :meth:`run` would run for ``tables``, in order."""
         for name in tables:
             self._declared(name)
-        return plan(
-            self.registry,
-            tables,
-            available=self._available,
-            present=self._present,
-            contract=TABLES,
-            checked=self._checked,
-            never_reads=never_reads,
-        )
+        try:
+            return plan(
+                self.registry,
+                tables,
+                available=self._available,
+                present=self._present,
+                contract=TABLES,
+                checked=self._checked,
+                never_reads=never_reads,
+            )
+        except MissingInput as missing:
+            supplier = SUPPLIED_BY.get(missing.table)
+            if supplier is None:
+                raise
+            raise UsageError(
+                f"{', '.join(tables)} is computed from {missing.table}, which only"
+                f" {supplier} supplies: call {supplier} first (it returns that table)"
+            ) from None
 
     def run(self, *tables: str, never_reads: Collection[str] = ()) -> None:
         """Compute ``tables`` (working tables, ``rc_*``) and what they need. One

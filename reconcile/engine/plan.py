@@ -30,6 +30,15 @@ class PlanError(InternalError):
     """The declarations cannot produce what is asked (the engine's own fault)."""
 
 
+class MissingInput(PlanError):
+    """An input table (``table``) is needed and was not supplied: the engine's fault
+    inside a phase, the caller's at :meth:`Analysis.read` (which says so)."""
+
+    def __init__(self, table: str) -> None:
+        super().__init__(f"{table} is an input: supply it before asking for what reads it")
+        self.table = table
+
+
 def applies(producer: Producer, present: Collection[str]) -> bool:
     """Whether a step's contract tables (``needs``) are all in the log set: where not,
     its product is empty and it reads nothing."""
@@ -118,7 +127,7 @@ def plan(
             raise PlanError("the declarations form a cycle: " + " -> ".join([*visiting, table]))
         producer = chosen(registry, table, present, never_reads)
         if isinstance(producer, Input):
-            raise PlanError(f"{table} is an input: supply it before asking for what reads it")
+            raise MissingInput(table)
         products = {t.name for t in producer.products}
         given = products & done
         if given:
