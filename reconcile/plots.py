@@ -72,6 +72,13 @@ def _instant(value: Any) -> float:
         seconds = _seconds([moment])[0]
         assert seconds is not None
         return seconds + int(digits[6:].ljust(3, "0")) / 1e9
+    if value is not None and (
+        not isinstance(value, (datetime, int, float)) or isinstance(value, bool)
+    ):
+        raise UsageError(
+            f"as_of {value!r} is a {type(value).__name__}: pass analysis.as_of_iso or"
+            " analysis.as_of"
+        )
     seconds = _seconds([value])[0]
     if seconds is None:
         raise UsageError("as_of is None: pass analysis.as_of_iso or analysis.as_of")

@@ -386,15 +386,25 @@ def test_primary_keys_named_with_quotes_or_backslashes_are_read(tmp_path: Path, 
     assert tables["receipts"].sort("position")["event_id"].to_list() == ["a", "b"]
 
 
+@pytest.mark.parametrize("raw", [False, True], ids=["messages", "raw tables"])
 @pytest.mark.parametrize("gap", [0, 1], ids=["same millisecond", "a millisecond later"])
-def test_a_record_after_a_state_is_never_counted_for_it(tmp_path: Path, gap: int) -> None:
+def test_a_record_after_a_state_is_never_counted_for_it(
+    tmp_path: Path, gap: int, raw: bool
+) -> None:
     """k2 and k3 share updated_at 2; the STATE between them claims through 2 before k3
     came. The CDK stamps records in milliseconds: k3 in the STATE's millisecond was
-    dated before it, counted for it, and the overclaim went unseen."""
+    dated before it, counted for it, and the overclaim went unseen. With raw tables,
+    k3's row, extracted in that millisecond, dated the state after its loading."""
     sync = [_record("k1", 1, 1), _record("k2", 2, 2), _stream_state(2)]
     sync += [_record("k3", 2, 2 + gap), _record("k4", 3, 4), _stream_state(3)]
     extract = "key,cursor\nk1,1\nk2,2\nk3,2\nk4,3\n"
     logs = _logs(tmp_path / "logs", [sync], extract=extract)
+    if raw:
+        early, late = "2026-11-30T01:00:00+00:00", "2026-11-30T02:00:00+00:00"
+        rows = [_raw_row("k1", 1, 1, early), _raw_row("k2", 2, 2, early)]
+        rows += [_raw_row("k3", 2, 2 + gap, late), _raw_row("k4", 3, 4, late)]
+        (logs / "raw").mkdir()
+        pl.DataFrame(rows).write_parquet(logs / "raw" / "items.parquet")
     out = tmp_path / "out"
     assert main(["audit", str(logs), "--source", "airbyte", "--out", str(out)]) == 1
     findings = pl.read_parquet(out / "findings.parquet")
@@ -513,3 +523,16 @@ def test_raw_tables_of_one_name_in_two_namespaces(tmp_path: Path) -> None:
         ("eu.items", "a"),
         ("us.items", "b"),
     ]
+
+
+def test_states_whose_cursor_is_null_are_refused_not_reported_clean(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """A state holding null for the cursor claims nothing (a stream not read yet):
+    syncs whose every state is such say no more than syncs without a state."""
+    logs = _logs(tmp_path / "logs", [[_record("a", 1, 0), _stream_state(None)]])
+    code = main(["audit", str(logs), "--source", "airbyte", "--out", str(tmp_path / "out")])
+    assert code == 2
+    assert "no sync has a STATE holding an incremental stream's cursor" in " ".join(
+        capsys.readouterr().err.split()
+    )

@@ -4,12 +4,17 @@ proven told apart; a legend that names few enough lines to fit beside the plot."
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import polars as pl
+import pytest
 
 import reconcile
 from reconcile import plots
+from reconcile.errors import UsageError
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -105,3 +110,18 @@ def test_the_timeline_takes_t_as_iso_text() -> None:
     ticks = [t.get_text() for t in by_text.axes[0].get_xticklabels()]
     assert ticks == [t.get_text() for t in by_datetime.axes[0].get_xticklabels()]
     assert ticks[-1] == analysis.as_of.strftime("%H:%M:%S.%f")[:-3]
+
+
+@pytest.mark.parametrize(
+    "as_of", [date(2026, 1, 1), np.datetime64("2026-01-01T00:00:00"), True], ids=str
+)
+def test_a_t_of_another_kind_is_refused_plainly(as_of: Any) -> None:
+    """A date, a numpy datetime64 or a bool for T was a bare TypeError (or read as a
+    number of seconds)."""
+    with (
+        reconcile.open_logset(DATA / "stuck") as logset,
+        reconcile.Analysis(logset) as analysis,
+    ):
+        history = analysis.frontier_history()
+    with pytest.raises(UsageError, match=r"pass analysis\.as_of_iso or analysis\.as_of"):
+        plots.frontier_timeline(history, "s0", as_of)

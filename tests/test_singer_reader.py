@@ -345,8 +345,28 @@ def test_runs_without_a_bookmark_are_refused_not_reported_clean(
     a clean run it cannot prove, so the reader refuses."""
     code, said = _audit(tmp_path, [SCHEMA, _record("a", 1), _record("b", 2)], capsys)
     assert code == 2
-    assert "no run has a STATE message with bookmarks" in said
+    assert "no run has a STATE message with bookmarks that claim a value" in said
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "bookmark",
+    [
+        {"replication_key": "id", "replication_key_value": "d"},  # another replication key
+        {"since": 4},  # singer-python's shape, under a field that is not the cursor
+        {"replication_key": "u", "replication_key_value": None},  # a stream not read yet
+    ],
+    ids=["other key", "other field", "null"],
+)
+def test_bookmarks_that_claim_nothing_are_refused_not_reported_clean(
+    tmp_path: Path, capsys: Any, bookmark: dict[str, Any]
+) -> None:
+    """Bookmarks that claim nothing on the stream's replication key say no more than
+    no bookmark: the audit would report a clean run (no_claim) it cannot prove."""
+    state = {"type": "STATE", "value": {"bookmarks": {"items": bookmark}}}
+    code, said = _audit(tmp_path, [SCHEMA, _record("a", 1), state], capsys)
+    assert code == 2
+    assert "no run has a STATE message with bookmarks that claim a value" in said
 
 
 def test_lines_that_are_no_singer_messages_are_refused(tmp_path: Path, capsys: Any) -> None:

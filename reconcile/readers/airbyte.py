@@ -6,13 +6,14 @@ field, which the messages do not carry); and an optional source extract (``sourc
 ``source.parquet``: ``key`` and ``cursor``, and ``stream`` where there are several).
 
 What they can prove (docs/readers.md): a RECORD is read as delivered (a committed
-receipt, at its ``emitted_at``) and each per-stream state of a STATE message
+receipt, at its time) and each per-stream state of a STATE message
 (STREAM, GLOBAL or LEGACY) as a checkpoint written without compare-and-swap,
 claiming through its cursor field's value, inclusive. There is no page log, so the
 evidence is receipts only; with a source extract, a row under a state that no sync
-delivered is a ``skipped_event``, named by its key. A STATE has no time of its own:
-it is dated at the last time a message before it carried, plus a microsecond per
-STATE since that time. Full-refresh streams have no cursor and are not audited; a
+delivered is a ``skipped_event``, named by its key. The order of the messages is the
+truth: each is dated at the time it carries (a RECORD's ``emitted_at``), no earlier
+than the message before it, and a microsecond after it where either is a STATE (which
+carries no time). Full-refresh streams have no cursor and are not audited; a
 state that is not its cursor's value (per partition, or a concurrent source's
 slices) is refused.
 

@@ -6,14 +6,16 @@ several), one query's result of ``(key, cursor)`` from the source.
 
 What they can prove (docs/readers.md): a RECORD is read as delivered (a committed
 receipt) and a STATE bookmark as a checkpoint written without compare-and-swap,
-claiming through its ``replication_key_value`` inclusive. There is no page log, so
+claiming through its ``replication_key_value`` inclusive (singer-python's bookmark: the
+field named by the stream's replication key). There is no page log, so
 the evidence is receipts only; with a source extract, every row it lists is an event
 the source has, so a row under a bookmark that no run delivered is a
-``skipped_event``, named by its key. A STATE has no time of its own: it is dated
-at the last time a message before it carried (a RECORD's ``time_extracted``), plus a
-microsecond per STATE since that time, so that writes keep the order they were
-emitted in. Partitioned bookmarks (``partitions``, each with a ``context``) make a
-partition per context; a record (and an extract's row) is in the partition its own
+``skipped_event``, named by its key. The order of the messages is the truth: each is
+dated at the time it carries (a RECORD's ``time_extracted``), no earlier than the
+message before it, and a microsecond after it where either is a STATE (which carries
+no time), so that a record after a STATE is never counted for its claim.
+Partitioned bookmarks (``partitions``, each with a ``context``) make a partition per
+context; a record (and an extract's row) is in the partition its own
 fields name.
 
 Meltano's stored state (``meltano-state.json``: what ``meltano state get`` prints, or a
@@ -205,14 +207,15 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
             if not bookmarks:
                 raise _fail(
                     root,
-                    "no run has a STATE message with bookmarks"
+                    "no run has a STATE message with bookmarks that claim a value of their"
+                    " stream's replication key"
                     + (
                         f", nor has {STORED_STATE} one"
                         if stored
                         else f", nor is there a {STORED_STATE}"
                     )
                     + ":"
-                    " with no bookmark nothing claims how far the runs read, so a lost row"
+                    " with no claim nothing says how far the runs read, so a lost row"
                     " cannot be told from one not read yet (give the runs' whole message"
                     " streams, STATE messages included)" + other_reader(root, "singer"),
                 )

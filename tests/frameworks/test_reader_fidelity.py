@@ -207,10 +207,13 @@ def _airbyte_artifacts(logs: Path, raw: bool) -> tuple[list[Row], list[Row]]:
     RECORD (sync, stream, key, cursor, time), dated as _dated says. With raw tables, the receipts
     are the raw rows (sync id, stream, key, cursor, time, outcome: committed at
     ``_airbyte_loaded_at``, else failed at ``_airbyte_extracted_at``), and a state is
-    dated no earlier than the loading of the raw rows its sync extracted before it
-    (plus a microsecond per state of the stream)."""
+    dated no earlier than the loading of the raw rows of the RECORDs its sync emitted
+    before it (a row is a RECORD's where key, cursor and the millisecond of
+    ``_airbyte_extracted_at`` are the RECORD's), plus a microsecond per state of the
+    stream."""
     states: list[Row] = []
     records: list[Row] = []
+    before: list[set[tuple[Any, Any, int]]] = []  # per state: the RECORDs before it
 
     def emitted(m: dict[str, Any]) -> datetime | None:
         body = m.get("record") or m.get("trace") or {}
@@ -218,18 +221,18 @@ def _airbyte_artifacts(logs: Path, raw: bool) -> tuple[list[Row], list[Row]]:
 
     runs = _runs(logs)
     for (sync, messages), dated in zip(runs, _dated(runs, emitted), strict=True):
-        start = None  # the sync's first RECORD's or STATE's time
+        emitted_so_far: set[tuple[Any, Any, int]] = set()
         for m, at in zip(messages, dated, strict=True):
             if m["type"] == "RECORD":
-                start = start or at
                 data = m["record"]["data"]
                 records.append((sync, m["record"]["stream"], data["id"], data["updated_at"], at))
+                emitted_so_far.add((data["id"], data["updated_at"], m["record"]["emitted_at"]))
             elif m["type"] == "STATE":
-                start = start or at
                 stream = m["state"]["stream"]
                 value = stream["stream_state"].get("updated_at")
                 name = stream["stream_descriptor"]["name"]
-                states.append((sync, name, value, at, start, at))
+                states.append((sync, name, value, at))
+                before.append(set(emitted_so_far))
     if not raw:
         return [s[:4] for s in states if s[2] is not None], records
     table = (logs / "raw" / "items.jsonl").read_text().splitlines()
@@ -245,16 +248,29 @@ def _airbyte_artifacts(logs: Path, raw: bool) -> tuple[list[Row], list[Row]]:
         )
         for r in rows
     ]
+
+    def extracted_ms(row: dict[str, Any]) -> int:
+        return (_iso(row["_airbyte_extracted_at"]) - datetime(1970, 1, 1)) // timedelta(
+            milliseconds=1
+        )
+
     dated = []
-    for nth, (sync, stream, value, emitted, start, at) in enumerate(states, 1):
+    placed = 0  # states some loaded raw row of a RECORD before them dates
+    for nth, ((sync, stream, value, emitted), emitted_before) in enumerate(
+        zip(states, before, strict=True), 1
+    ):
         loads = [
             _iso(r["_airbyte_loaded_at"])
             for r in rows
-            if r["_airbyte_loaded_at"] and start <= _iso(r["_airbyte_extracted_at"]) <= at
+            if r["_airbyte_loaded_at"]
+            and (r["_airbyte_data"]["id"], r["_airbyte_data"]["updated_at"], extracted_ms(r))
+            in emitted_before
         ]
+        placed += bool(loads)
         floor = max(loads) + nth * US if loads else emitted
         if value is not None:
             dated.append((sync, stream, value, max(emitted, floor)))
+    assert placed, "no raw row is a RECORD's: the floor would go untested"
     return dated, receipts
 
 

@@ -3,24 +3,48 @@
 -- claiming through its cursor field's value, inclusive (the strongest reading of
 -- "synced up to"; the receipts judge it). A STATE carries no time: it is dated after
 -- every message before it and before every message after it (airbyte_messages.sql),
--- so that writes keep the order they were emitted in. Where the
--- destination's raw tables are given (rc_airbyte_raw, else empty), the platform
--- stores a state only once the destination has loaded what came before it: it is
--- dated no earlier than the last time a raw row of its stream extracted in its sync
--- before it reached the final table (plus a microsecond per state of its stream, so
--- that states whose rows were loaded at one time keep their order). A state without the
--- cursor's value (a stream not read yet: {}, or null) claims nothing.
-WITH starts AS (
-    SELECT sync_no, min(msg_at) AS sync_start FROM rc_airbyte_messages GROUP BY sync_no
+-- so that writes keep the order they were emitted in. Where the destination's raw
+-- tables are given (rc_airbyte_raw, else empty), the platform stores a state only
+-- once the destination has loaded what came before it: it is dated no earlier than
+-- the last time a raw row of its stream emitted before it in its sync reached the
+-- final table (plus a microsecond per state of its stream, so that states whose rows
+-- were loaded at one time keep their order). A raw row is placed by the RECORD it
+-- came from: one of its sync, of its stream, with its key and cursor, emitted in the
+-- millisecond it was extracted. By time alone, a row emitted after the state in the
+-- state's millisecond would date the state after its loading and back its claim. A
+-- raw row no such RECORD places dates no state. A state without the cursor's value (a
+-- stream not read yet: {}, or null) claims nothing.
+WITH records AS (
+    -- each RECORD of a stream with raw rows: its sync, line, key, cursor and emitted_at
+    SELECT
+        m.sync_no, m.line, m.stream_id,
+        array_to_string(
+            list_transform(s.key_paths, lambda p: json_extract_string(json_extract(m.record, '$.data'), p)),
+            '|'
+        ) AS key,
+        json_extract_string(json_extract(m.record, '$.data'), s.cursor_path) AS cursor,
+        CAST(round(TRY_CAST(json_extract_string(m.record, '$.emitted_at') AS DOUBLE)) AS BIGINT)
+            AS emitted_ms
+    FROM rc_airbyte_messages AS m
+    JOIN rc_airbyte_streams AS s USING (stream_id)
+    WHERE m.type = 'RECORD' AND m.stream_id IN (SELECT stream_id FROM rc_airbyte_raw)
+),
+placed AS (
+    -- each raw row with the first line of each sync that emitted it
+    SELECT r.stream_id, r.raw_id, r.loaded_at, c.sync_no, min(c.line) AS line
+    FROM rc_airbyte_raw AS r
+    JOIN records AS c
+      ON c.stream_id = r.stream_id AND c.key = r.key AND c.cursor = r.cursor
+     AND c.emitted_ms = epoch_ns(r.extracted_at) // 1000000
+    WHERE r.loaded_at IS NOT NULL
+    GROUP BY ALL
 ),
 dated AS (
     SELECT
         st.*,
-        t.sync_start,
         st.msg_at AS emitted_at,
         row_number() OVER (PARTITION BY st.stream_id ORDER BY st.sync_no, st.line) AS nth
     FROM rc_airbyte_states AS st
-    JOIN starts AS t USING (sync_no)
 )
 SELECT
     s.stream AS scope_id,
@@ -29,8 +53,8 @@ SELECT
     greatest(
         st.emitted_at,
         make_timestamp_ns(epoch_ns(
-            (SELECT max(r.loaded_at) FROM rc_airbyte_raw AS r
-             WHERE r.stream_id = st.stream_id AND r.extracted_at BETWEEN st.sync_start AND st.msg_at)
+            (SELECT max(p.loaded_at) FROM placed AS p
+             WHERE p.stream_id = st.stream_id AND p.sync_no = st.sync_no AND p.line < st.line)
         ) + 1000 * st.nth)
     ) AS written_at,
     CAST(NULL AS VARCHAR) AS resume_token,

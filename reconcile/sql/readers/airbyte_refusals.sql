@@ -73,4 +73,4 @@ SELECT
     (SELECT count(*) FROM rc_airbyte_states AS st
      JOIN rc_airbyte_streams AS s USING (stream_id)
      WHERE s.sync_mode = 'incremental' AND st.blob IS NOT NULL
-       AND json_extract(st.blob, s.cursor_path) IS NOT NULL) AS cursors
+       AND coalesce(json_type(json_extract(st.blob, s.cursor_path)), 'NULL') <> 'NULL') AS cursors

@@ -6,7 +6,7 @@
 -- without one of them would name no partition of its own), the streams that name no
 -- replication key (not incremental), the streams that name no key properties (their
 -- records cannot be told apart), and the first record without a value for a key property or its replication key; and how many
--- Singer messages and well-shaped bookmarks there are (none of either is refused),
+-- Singer messages and claiming bookmarks there are (none of either is refused),
 -- and the first line that is no message the reader places (no type, a type Singer
 -- does not have or BATCH, whose records lie in files it does not read, or a RECORD or
 -- SCHEMA without its stream), and the first RECORD of a stream no SCHEMA describes
@@ -32,7 +32,10 @@ SELECT
            ))) AS incomplete,
     (SELECT count(*) FROM rc_singer_messages WHERE type IN ('SCHEMA', 'RECORD', 'STATE'))
         AS messages,
-    (SELECT count(*) FROM rc_singer_bookmarks WHERE NOT malformed) AS bookmarks,
+    -- the bookmarks that claim a value (rc_singer_claims), not merely bookmarks: one on
+    -- another replication key, or null, claims nothing
+    (SELECT count(*) FROM rc_singer_claims WHERE coalesce(json_type(claimed), 'NULL') <> 'NULL')
+        AS bookmarks,
     (SELECT arg_min(run || ', line ' || line || ' (' || coalesce('type ' || type, 'no type') || ')',
                     (run_no, line))
      FROM rc_singer_messages
