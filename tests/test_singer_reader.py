@@ -690,3 +690,23 @@ def test_a_stream_without_key_properties_is_refused(
     code, said = _audit(tmp_path, [schema, _record("a", 1), _record("b", 2), _state(2)], capsys)
     assert code == 2
     assert "stream(s) items name no key properties" in said
+
+
+def test_a_full_table_stream_beside_incremental_ones_is_not_audited(tmp_path: Path) -> None:
+    """A stream without a replication key (full-table, often without key properties
+    too: a view) has no cursor to audit. Beside an incremental stream it is left out
+    and named, as Airbyte's full-refresh streams are; it refused the whole log set."""
+    view = {"type": "SCHEMA", "stream": "view", "schema": {}, "key_properties": []}
+    row = {"type": "RECORD", "stream": "view", "record": {"n": 1}}
+    full = {"type": "STATE", "value": {"bookmarks": {"view": {"version": 7}}}}
+    messages = [SCHEMA, view, _record("a", 1), row, _state(1), full]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "run1.jsonl").write_text("".join(json.dumps(m) + "\n" for m in messages))
+    (logs / "source.csv").write_text("stream,key,cursor\nitems,a,1\n")
+    out = tmp_path / "out"
+    assert main(["audit", str(logs), "--source", "singer", "--out", str(out)]) == 0
+    watermarks = pl.read_parquet(out / "watermarks.parquet")
+    assert watermarks.select("scope_id", "claimed_through").rows() == [("items", 1)]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["inputs"]["source"]["not_audited"] == ["view"]

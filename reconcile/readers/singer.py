@@ -187,11 +187,15 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
             if keyless:
                 raise _fail(
                     root,
-                    f"stream(s) {', '.join(keyless)} name no key properties (SCHEMA"
+                    f"incremental stream(s) {', '.join(keyless)} name no key properties (SCHEMA"
                     " key_properties empty or missing): their records cannot be told apart,"
                     " so a lost row cannot be told from a replayed one",
                 )
-            if without_cursor:
+            audited = con.execute(
+                "SELECT stream FROM rc_singer_streams WHERE replication_key IS NOT NULL"
+                " ORDER BY stream"
+            ).fetchall()
+            if not audited:
                 raise _fail(
                     root,
                     f"stream(s) {', '.join(without_cursor)} name no replication key (in"
@@ -223,8 +227,7 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
             con.execute(sql.load(f"readers/cursor_{kind}")).fetchall()
             tables = dict(TABLE_QUERIES)
             if extract is not None:
-                streams = con.execute("SELECT stream FROM rc_singer_streams").fetchall()
-                load_extract(con, extract, [row[0] for row in streams], fail)
+                load_extract(con, extract, [row[0] for row in audited], fail)
                 tables |= EXTRACT_TABLES
             write_tables(con, out, tables, {"domain": "discrete" if kind == "int" else "dense"})
     except duckdb.Error as error:
@@ -233,6 +236,7 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
         "reader": "singer",
         "runs": names,
         "stored_state": STORED_STATE if stored else None,
+        "not_audited": list(without_cursor or []),
         "source_extract": extract.name if extract else None,
         "proves": WHAT_IT_PROVES + extract_says(extract, "run"),
     }

@@ -1,4 +1,4 @@
--- receipts: every RECORD, read as delivered (committed) in its run; its event_id the
+-- receipts: every RECORD of an incremental stream, read as delivered (committed) in its run; its event_id the
 -- values of its stream's key properties joined by '|', its position its replication
 -- key's value, its time its message's (msg_at: singer_messages.sql); its
 -- partition, in a partitioned stream, the one its fields name.
@@ -7,7 +7,7 @@ WITH records AS (
            from_json(m.record, '"MAP(VARCHAR, JSON)"') AS fields
     FROM rc_singer_messages AS m
     JOIN rc_singer_streams AS s USING (stream)
-    WHERE m.type = 'RECORD'
+    WHERE m.type = 'RECORD' AND s.replication_key IS NOT NULL  -- full-table: not audited
 )
 SELECT
     stream AS scope_id,

@@ -4,8 +4,9 @@
 -- first partitioned stream with a record that lacks a partition key (it cannot be
 -- placed), the first whose contexts do not all name the same fields (a context
 -- without one of them would name no partition of its own), the streams that name no
--- replication key (not incremental), the streams that name no key properties (their
--- records cannot be told apart), and the first record without a value for a key property or its replication key; and how many
+-- replication key (full-table: not audited), the incremental streams that name no key
+-- properties (their records cannot be told apart), and the first record without a
+-- value for a key property or its replication key; and how many
 -- Singer messages and claiming bookmarks there are (none of either is refused),
 -- and the first line that is no message the reader places (no type, a type Singer
 -- does not have or BATCH, whose records lie in files it does not read, or a RECORD or
@@ -51,4 +52,4 @@ SELECT
         GROUP BY stream HAVING count(DISTINCT list_sort(json_keys(context))) > 1
     )) AS uneven,
     (SELECT list(stream ORDER BY stream) FROM rc_singer_streams
-     WHERE len(coalesce(key_properties, [])) = 0) AS keyless
+     WHERE replication_key IS NOT NULL AND len(coalesce(key_properties, [])) = 0) AS keyless
