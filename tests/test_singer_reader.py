@@ -46,6 +46,20 @@ def _audit(tmp: Path, messages: list[dict[str, Any]], capsys: Any) -> tuple[int,
     return code, " ".join((got.out + got.err).split())
 
 
+def _report(tmp: Path, runs: list[list[Any]], extract: str | None, code: int) -> Path:
+    """Audit runs (run1.jsonl, run2.jsonl, ...) and an extract: the exit status is
+    ``code``; the report folder."""
+    logs = tmp / "logs"
+    logs.mkdir()
+    for n, messages in enumerate(runs, 1):
+        (logs / f"run{n}.jsonl").write_text("".join(json.dumps(m) + "\n" for m in messages))
+    if extract is not None:
+        (logs / "source.csv").write_text(extract)
+    out = tmp / "out"
+    assert main(["audit", str(logs), "--source", "singer", "--out", str(out)]) == code
+    return out
+
+
 def test_a_folder_without_runs_is_refused(tmp_path: Path, capsys: Any) -> None:
     (tmp_path / "logs").mkdir()
     assert (
@@ -144,12 +158,7 @@ def test_partitions_whose_names_would_read_alike_stay_apart(
 ) -> None:
     """Two contexts are two partitions, each with its own claim and records: merged
     into one, one partition's claim would stand for the other's records."""
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    messages = _partitioned(contexts, contexts)
-    (logs / "run-1.jsonl").write_text("".join(json.dumps(m) + "\n" for m in messages))
-    out = tmp_path / "out"
-    assert main(["audit", str(logs), "--source", "singer", "--out", str(out)]) == 0
+    out = _report(tmp_path, [_partitioned(contexts, contexts)], None, 0)
     watermarks = pl.read_parquet(out / "watermarks.parquet")
     assert sorted(watermarks["partition_id"]) == sorted(names)
 
@@ -605,14 +614,7 @@ def _timed(key: str, cursor: int, at: str | None) -> dict[str, Any]:
 
 
 def _overclaims(tmp: Path, runs: list[list[dict[str, Any]]], extract: str) -> list[str]:
-    logs = tmp / "logs"
-    logs.mkdir()
-    for n, messages in enumerate(runs, 1):
-        (logs / f"run{n}.jsonl").write_text("".join(json.dumps(m) + "\n" for m in messages))
-    (logs / "source.csv").write_text(extract)
-    out = tmp / "out"
-    assert main(["audit", str(logs), "--source", "singer", "--out", str(out)]) == 1
-    findings = pl.read_parquet(out / "findings.parquet")
+    findings = pl.read_parquet(_report(tmp, runs, extract, 1) / "findings.parquet")
     return sorted(findings.filter(pl.col("rule") == "overclaim")["attempt_id"])
 
 
@@ -652,12 +654,7 @@ def test_a_bookmark_in_singer_pythons_shape_claims_its_value(tmp_path: Path) -> 
     run delivered is named. It was read as no claim, the audit clean."""
     run = [SCHEMA, _record("a", 1), _record("b", 2), _record("d", 4)]
     run.append({"type": "STATE", "value": {"bookmarks": {"items": {"u": 4}}}})
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    (logs / "run1.jsonl").write_text("".join(json.dumps(m) + "\n" for m in run))
-    (logs / "source.csv").write_text("key,cursor\na,1\nb,2\nc,3\nd,4\n")
-    out = tmp_path / "out"
-    assert main(["audit", str(logs), "--source", "singer", "--out", str(out)]) == 1
+    out = _report(tmp_path, [run], "key,cursor\na,1\nb,2\nc,3\nd,4\n", 1)
     findings = pl.read_parquet(out / "findings.parquet")
     assert findings.filter(pl.col("rule") == "skipped_event")["event_id"].to_list() == ["c"]
     watermarks = pl.read_parquet(out / "watermarks.parquet")
@@ -670,11 +667,7 @@ def test_a_bookmark_of_another_replication_key_claims_nothing(tmp_path: Path) ->
     run = [SCHEMA, _record("a", 1), _record("b", 2), _state(2)]
     other = {"replication_key": "id", "replication_key_value": 900}
     run.append({"type": "STATE", "value": {"bookmarks": {"items": other}}})
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    (logs / "run1.jsonl").write_text("".join(json.dumps(m) + "\n" for m in run))
-    out = tmp_path / "out"
-    assert main(["audit", str(logs), "--source", "singer", "--out", str(out)]) == 0
+    out = _report(tmp_path, [run], None, 0)
     watermarks = pl.read_parquet(out / "watermarks.parquet")
     assert watermarks["claimed_through"].to_list() == [2]
 
@@ -700,12 +693,7 @@ def test_a_full_table_stream_beside_incremental_ones_is_not_audited(tmp_path: Pa
     row = {"type": "RECORD", "stream": "view", "record": {"n": 1}}
     full = {"type": "STATE", "value": {"bookmarks": {"view": {"version": 7}}}}
     messages = [SCHEMA, view, _record("a", 1), row, _state(1), full]
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    (logs / "run1.jsonl").write_text("".join(json.dumps(m) + "\n" for m in messages))
-    (logs / "source.csv").write_text("stream,key,cursor\nitems,a,1\n")
-    out = tmp_path / "out"
-    assert main(["audit", str(logs), "--source", "singer", "--out", str(out)]) == 0
+    out = _report(tmp_path, [messages], "stream,key,cursor\nitems,a,1\n", 0)
     watermarks = pl.read_parquet(out / "watermarks.parquet")
     assert watermarks.select("scope_id", "claimed_through").rows() == [("items", 1)]
     summary = json.loads((out / "summary.json").read_text())

@@ -36,6 +36,7 @@ from reconcile.readers.extract import (
     EXTRACT_TABLES,
     create_table,
     cursor_kind,
+    dated_messages,
     extract_says,
     find_extract,
     inside,
@@ -270,13 +271,7 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
                 f" read_json({quote_literal(str(catalog))}, columns = {CATALOG_COLUMNS})"
             ).fetchall()
             create_table(con, "rc_airbyte_streams", "readers/airbyte_streams")
-            create_table(
-                con,
-                "rc_airbyte_messages",
-                "readers/airbyte_messages",
-                files=[str(s) for s in syncs],
-                names=names,
-            )
+            dated_messages(con, "airbyte", files=[str(s) for s in syncs], names=names)
             create_table(con, "rc_airbyte_states", "readers/airbyte_states")
             cursors = _refuse(con, root, fail)
             _raw_view(con, root, raw, fail)

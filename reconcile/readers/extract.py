@@ -66,6 +66,16 @@ def create_table(con: duckdb.DuckDBPyConnection, name: str, query: str, **params
     con.sql(text, params={k: v for k, v in params.items() if k in used}).create(name)
 
 
+def dated_messages(con: duckdb.DuckDBPyConnection, reader: str, **params: Any) -> None:
+    """rc_<reader>_messages: the runs' messages as ``readers/<reader>_lines`` reads them
+    (given ``params``), each with its time by the one rule of every message reader
+    (``readers/message_times``, from ``readers/<reader>_message_order``)."""
+    create_table(con, f"rc_{reader}_lines", f"readers/{reader}_lines", **params)
+    create_table(con, "rc_message_order", f"readers/{reader}_message_order")
+    create_table(con, "rc_message_times", "readers/message_times")
+    create_table(con, f"rc_{reader}_messages", f"readers/{reader}_messages")
+
+
 def name_order(name: str) -> tuple[tuple[str | int, ...], str]:
     """A file name's place in the natural order of names: runs of digits compared as
     numbers (``run9`` before ``run10``, as a person numbers runs), the name itself

@@ -43,6 +43,7 @@ from reconcile.readers.extract import (
     EXTRACT_TABLES,
     create_table,
     cursor_kind,
+    dated_messages,
     extract_says,
     find_extract,
     inside,
@@ -110,13 +111,7 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
     names = [run.relative_to(root).as_posix() for run in runs]
     try:
         with connect(readable, folders=[out]) as con:
-            create_table(
-                con,
-                "rc_singer_messages",
-                "readers/singer_messages",
-                files=[str(r) for r in runs],
-                names=names,
-            )
+            dated_messages(con, "singer", files=[str(r) for r in runs], names=names)
             if stored is not None:
                 _stored_state(con, root, stored)
             create_table(con, "rc_singer_bookmarks", "readers/singer_bookmarks")

@@ -2,7 +2,7 @@
 -- of every STATE message (rc_airbyte_states), a write of its stream's checkpoint
 -- claiming through its cursor field's value, inclusive (the strongest reading of
 -- "synced up to"; the receipts judge it). A STATE carries no time: it is dated after
--- every message before it and before every message after it (airbyte_messages.sql),
+-- every message before it and before every message after it (message_times.sql),
 -- so that writes keep the order they were emitted in. Where the destination's raw
 -- tables are given (rc_airbyte_raw, else empty), the platform stores a state only
 -- once the destination has loaded what came before it: it is dated no earlier than

@@ -2,7 +2,7 @@
 -- every STATE message, a write of its stream's checkpoint claiming through the value
 -- it holds (rc_singer_claims), inclusive (the strongest reading of "synced up to"; the
 -- receipts judge it). A STATE carries no time: it is dated after every message before
--- it and before every message after it (singer_messages.sql), so that writes keep the
+-- it and before every message after it (message_times.sql), so that writes keep the
 -- order they were emitted in. A partitioned bookmark writes its partition's checkpoint.
 SELECT
     b.stream AS scope_id,

@@ -1,6 +1,6 @@
 -- receipts: every RECORD of an incremental stream, read as delivered (committed) in its run; its event_id the
 -- values of its stream's key properties joined by '|', its position its replication
--- key's value, its time its message's (msg_at: singer_messages.sql); its
+-- key's value, its time its message's (msg_at: message_times.sql); its
 -- partition, in a partitioned stream, the one its fields name.
 WITH records AS (
     SELECT m.* EXCLUDE (key_properties), s.key_properties, s.replication_key,
