@@ -57,6 +57,21 @@ def test_an_audit_without_source_reads_it_with_the_reader_it_detects(
     assert summary["inputs"]["source"]["reader"] == source
 
 
+def test_a_folder_of_two_frameworks_artifacts_is_refused_not_guessed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Singer runs beside a dlt destination: detection took the dlt reader (it looks
+    first), the Singer runs unread, and the audit exited 0. Which one to audit is
+    the user's to say."""
+    folder = tmp_path / "both"
+    shutil.copytree(DATA / "singer", folder)
+    shutil.copytree(DATA / "dlt" / "shop", folder / "shop")  # a dlt filesystem dataset
+    assert main(["audit", str(folder), "--out", str(tmp_path / "out")]) == 2
+    said = " ".join(capsys.readouterr().err.split())
+    assert "holds a dlt destination and Singer message streams: name the one" in said
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_contract_log_set_beside_framework_files_is_read_as_the_contract(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

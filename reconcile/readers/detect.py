@@ -11,6 +11,7 @@ from pathlib import Path
 import duckdb
 
 from reconcile.db import connect, quote_literal
+from reconcile.errors import UsageError
 
 SINGER_TYPES = frozenset({"SCHEMA", "RECORD", "STATE", "ACTIVATE_VERSION", "BATCH"})
 # An Airbyte message names its type and carries its body under that type's key.
@@ -115,14 +116,20 @@ def _is_singer(folder: Path) -> bool:
 
 
 def detect_source(folder: Path) -> str | None:
-    """The reader whose artifacts ``folder`` holds, where one does; else None."""
-    if _is_dlt(folder):
-        return "dlt"
-    if _is_airbyte(folder):
-        return "airbyte"
-    if _is_singer(folder):
-        return "singer"
-    return None
+    """The reader whose artifacts ``folder`` holds, where one does; else None. A
+    folder holding the artifacts of several is refused: which to audit is the
+    user's to say (``--source``), never a guess that leaves the others unread."""
+    found = [
+        name
+        for name, holds in (("dlt", _is_dlt), ("airbyte", _is_airbyte), ("singer", _is_singer))
+        if holds(folder)
+    ]
+    if len(found) > 1:
+        raise UsageError(
+            f"{folder} holds {' and '.join(WHAT[name] for name in found)}: name the one to"
+            f" read with --source ({', '.join(found)}) (docs/readers.md)"
+        )
+    return found[0] if found else None
 
 
 def detect_path(path: Path) -> str | None:
