@@ -536,3 +536,20 @@ def test_states_whose_cursor_is_null_are_refused_not_reported_clean(
     assert "no sync has a STATE holding an incremental stream's cursor" in " ".join(
         capsys.readouterr().err.split()
     )
+
+
+def test_extract_rows_of_a_stream_no_sync_audits_are_refused(tmp_path: Path, capsys: Any) -> None:
+    """The stream is items of namespace shop (shop.items); rows named items were kept
+    under a scope no claim covers, the lost row c never named (exit 0)."""
+    catalog = _catalog()
+    catalog["streams"][0]["stream"]["namespace"] = "shop"
+    record = _record("a", 1, 0)
+    record["record"]["namespace"] = "shop"
+    state = _stream_state(2)
+    state["state"]["stream"]["stream_descriptor"]["namespace"] = "shop"
+    extract = "stream,key,cursor\nitems,a,1\nitems,c,2\n"
+    logs = _logs(tmp_path / "logs", [[record, state]], catalog=catalog, extract=extract)
+    code = main(["audit", str(logs), "--source", "airbyte", "--out", str(tmp_path / "out")])
+    assert code == 2
+    said = " ".join(capsys.readouterr().err.split())
+    assert "names stream 'items', which is none of the streams audited (shop.items)" in said

@@ -698,3 +698,30 @@ def test_a_full_table_stream_beside_incremental_ones_is_not_audited(tmp_path: Pa
     assert watermarks.select("scope_id", "claimed_through").rows() == [("items", 1)]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["inputs"]["source"]["not_audited"] == ["view"]
+
+
+@pytest.mark.parametrize(
+    ("extract", "said"),
+    [
+        # one stream in the runs, another in the extract
+        ("stream,key,cursor\nItems,c,2\n", "names stream 'Items', which is none of the streams"),
+        # a partition's value as the runs never write it
+        ("key,cursor,region\nc,2,eu \n", "is in partition 'region=eu ' of stream 'items'"),
+    ],
+    ids=["stream", "partition"],
+)
+def test_extract_rows_that_name_nothing_the_runs_audit_are_refused(
+    tmp_path: Path, capsys: Any, extract: str, said: str
+) -> None:
+    """Row c, which no run delivered, was kept under a stream or partition no claim
+    covers: the audit was clean (exit 0), c never named."""
+    run = _partitioned([{"region": "eu"}], [{"region": "eu"}]) if "region" in extract else None
+    messages = run or [SCHEMA, _record("a", 1), _state(2)]
+    code, _ = _audit(tmp_path, messages, capsys)
+    assert code == 0  # without the extract
+    (tmp_path / "logs" / "source.csv").write_text(extract)
+    assert (
+        main(["audit", str(tmp_path / "logs"), "--source", "singer", "--out", str(tmp_path / "o")])
+        == 2
+    )
+    assert said in " ".join(capsys.readouterr().err.split())

@@ -206,7 +206,7 @@ def load_extract(
         f" {stream} AS stream, CAST(key AS VARCHAR) AS key, CAST(cursor AS VARCHAR) AS cursor,"
         " to_json(r) AS fields, row_number() OVER () AS row_no FROM rc_source_raw AS r"
     ).fetchall()
-    bad = con.execute(sql.load("readers/source_refusals")).fetchall()
+    bad = con.execute(sql.load("readers/source_refusals"), {"streams": list(streams)}).fetchall()
     if bad:
         row_no, key, cursor, what = bad[0]
         # rows count from 1, a CSV's header not among them (a CSV line can hold a

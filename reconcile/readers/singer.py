@@ -223,6 +223,15 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
             tables = dict(TABLE_QUERIES)
             if extract is not None:
                 load_extract(con, extract, [row[0] for row in audited], fail)
+                strays = con.execute(sql.load("readers/singer_extract_partitions")).fetchall()
+                if strays:
+                    row_no, stream, key, partition = strays[0]
+                    raise fail(
+                        f"{extract.name} row {row_no} (key {key!r}; rows counted from 1, after"
+                        f" the header) is in partition {partition!r} of stream {stream!r},"
+                        " which no run names (no bookmark's context, no record): write its"
+                        " partition's values as the runs write them (2.0 or 02 is not 2)"
+                    )
                 tables |= EXTRACT_TABLES
             write_tables(con, out, tables, {"domain": "discrete" if kind == "int" else "dense"})
     except duckdb.Error as error:
