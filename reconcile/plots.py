@@ -43,6 +43,9 @@ def _figure(width: float, height: float) -> tuple[Figure, Any]:
     chosen. matplotlib is an extra (``reconcile[notebooks]``), imported on first use;
     a clear error names it when missing."""
     try:
+        # the package first: its modules may be loaded while it is not (a notebook
+        # that removed it, a test that blocks it), and it would fail inside them
+        import matplotlib  # noqa: F401, PLC0415
         from matplotlib.figure import Figure  # noqa: PLC0415
     except ImportError as error:
         raise ImportError(MISSING) from error

@@ -725,3 +725,15 @@ def test_extract_rows_that_name_nothing_the_runs_audit_are_refused(
         == 2
     )
     assert said in " ".join(capsys.readouterr().err.split())
+
+
+def test_bookmarks_keyed_by_another_name_than_the_records_stream_are_refused(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """Records of stream items, bookmarks keyed public-items (a tap_stream_id): a claim
+    for a scope of its own, items left with none, the audit clean."""
+    state = _state(2, stream="public-items")
+    code, said = _audit(tmp_path, [SCHEMA, _record("a", 1), _record("b", 2), state], capsys)
+    assert code == 2
+    assert "STATE bookmarks name stream(s) public-items, which no SCHEMA describes" in said
+    assert "stream(s) items have records and no bookmark claiming for them" in said

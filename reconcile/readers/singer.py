@@ -131,6 +131,8 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                 undescribed,
                 uneven,
                 keyless,
+                orphaned,
+                unclaimed,
             ) = con.execute(sql.load("readers/singer_refusals")).fetchall()[0]
             if not messages:
                 raise _fail(
@@ -196,6 +198,14 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                     f"stream(s) {', '.join(without_cursor)} name no replication key (in"
                     " SCHEMA bookmark_properties or STATE bookmarks): only incremental"
                     " streams have a cursor to audit",
+                )
+            if orphaned and unclaimed:
+                raise _fail(
+                    root,
+                    f"STATE bookmarks name stream(s) {', '.join(orphaned)}, which no SCHEMA"
+                    f" describes, while stream(s) {', '.join(unclaimed)} have records and no"
+                    " bookmark claiming for them: bookmarks keyed by another name than the"
+                    " records' stream (a tap_stream_id) claim for no stream that is audited",
                 )
             if incomplete is not None:
                 raise _fail(

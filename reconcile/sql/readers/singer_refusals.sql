@@ -52,4 +52,15 @@ SELECT
         GROUP BY stream HAVING count(DISTINCT list_sort(json_keys(context))) > 1
     )) AS uneven,
     (SELECT list(stream ORDER BY stream) FROM rc_singer_streams
-     WHERE replication_key IS NOT NULL AND len(coalesce(key_properties, [])) = 0) AS keyless
+     WHERE replication_key IS NOT NULL AND len(coalesce(key_properties, [])) = 0) AS keyless,
+    -- the streams bookmarks name that no SCHEMA describes, and the incremental streams
+    -- with records that no bookmark claims for: together, bookmarks keyed by another
+    -- name than the records' stream (a tap_stream_id), a claim for no stream
+    (SELECT list(DISTINCT stream ORDER BY stream) FROM rc_singer_bookmarks
+     WHERE NOT malformed AND stream NOT IN (SELECT stream FROM rc_singer_streams)) AS orphaned,
+    (SELECT list(s.stream ORDER BY s.stream) FROM rc_singer_streams AS s
+     WHERE s.replication_key IS NOT NULL
+       AND EXISTS (SELECT 1 FROM rc_singer_messages AS m WHERE m.type = 'RECORD' AND m.stream = s.stream)
+       AND NOT EXISTS (SELECT 1 FROM rc_singer_claims AS c
+                       WHERE c.stream = s.stream AND coalesce(json_type(c.claimed), 'NULL') <> 'NULL'))
+        AS unclaimed
