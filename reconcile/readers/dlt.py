@@ -28,6 +28,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -79,6 +80,12 @@ CURSOR_KINDS = {"bigint": "int", "timestamp": "time", "date": "time"}
 # dlt's typed JSON marks a datetime, date, decimal ... string by a first character in
 # Unicode's private use area (U+F026 to U+F02D): the value is the rest.
 _TYPED = range(0xF026, 0xF02E)
+# A cursor value kept as plain text (not typed) that reads as an instant with a UTC
+# offset other than zero: dlt compares such values as text, which is not their order
+# in time (an hour that repeats when clocks go back: 01:15-05:00 is after 01:30-04:00).
+_OFFSET_TEXT = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*[+-](?!00:?00$)\d{2}(:?\d{2})?"
+)
 DATA_SUFFIXES = (".parquet", ".jsonl", ".jsonl.gz")
 
 WHAT_IT_PROVES = (
@@ -419,6 +426,17 @@ def _read_cursors(
                 f"state version {version} of pipeline {pipeline} (load {load_id}) cannot be read",
             ) from None
         for source, resource, path, entry in _cursors(state):
+            last = entry.get("last_value")
+            if isinstance(last, str) and _OFFSET_TEXT.fullmatch(last.strip()):
+                raise _fail(
+                    root,
+                    f"state version {version} of pipeline {pipeline} (load {load_id}) keeps"
+                    f" cursor {path} of resource {resource} as the text {last!r}: dlt orders"
+                    " such values as text, and with a UTC offset other than zero text order"
+                    " is not time order (an hour repeats when clocks go back), so its claim"
+                    " cannot be read as an instant: give the resource's cursor datetimes,"
+                    " or text in UTC",
+                )
             owner = (pipeline, source, resource, path)
             found = owners.setdefault((source, resource), [])
             if owner not in found:
