@@ -188,10 +188,7 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                     " key_properties empty or missing): their records cannot be told apart,"
                     " so a lost row cannot be told from a replayed one",
                 )
-            audited = con.execute(
-                "SELECT stream FROM rc_singer_streams WHERE replication_key IS NOT NULL"
-                " ORDER BY stream"
-            ).fetchall()
+            audited = con.execute(sql.load("readers/singer_audited")).fetchall()
             if not audited:
                 raise _fail(
                     root,
