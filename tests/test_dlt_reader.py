@@ -401,9 +401,10 @@ def test_a_table_two_resources_write_is_refused_by_table(
     [
         ("2024-11-03T01:30:00-04:00", True),  # text with an offset: dlt's order is the text's
         ("2024-11-03T05:30:00Z", False),  # text in UTC: the text's order is time's
+        ("2024-11-03T05:30:00+00", False),  # UTC as PostgreSQL writes it
         (TYPED_DATETIME + "2024-11-03T01:30:00-04:00", False),  # typed: dlt compares instants
     ],
-    ids=["offset text", "utc text", "typed"],
+    ids=["offset text", "utc text", "utc +00", "typed"],
 )
 def test_a_text_cursor_with_an_offset_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], last_value: str, refused: bool

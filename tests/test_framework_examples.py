@@ -13,6 +13,7 @@ import pytest
 
 from reconcile.cli import main
 from reconcile.readers import read_dlt
+from reconcile.readers.detect import detect_source
 from tests.logsets import FRAMEWORK_EXAMPLES
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -120,3 +121,15 @@ def test_a_folder_that_brings_a_mapping_is_not_taken_for_a_framework(
     said = capsys.readouterr().err
     assert "read by the singer reader" not in said
     assert "reconcile.toml" in said
+
+
+def test_airbyte_syncs_that_start_with_a_record_are_airbyte_not_singer(tmp_path: Path) -> None:
+    """An Airbyte RECORD or STATE has a type Singer also has: by type alone, syncs
+    without their leading LOG line read as both frameworks' and were refused."""
+    folder = tmp_path / "syncs"
+    shutil.copytree(DATA / "airbyte", folder)
+    for sync in folder.glob("*.jsonl"):
+        lines = sync.read_text().splitlines(keepends=True)
+        kept = [line for line in lines if json.loads(line)["type"] in ("RECORD", "STATE")]
+        sync.write_text("".join(kept))
+    assert detect_source(folder) == "airbyte"

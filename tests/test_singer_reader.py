@@ -736,4 +736,36 @@ def test_bookmarks_keyed_by_another_name_than_the_records_stream_are_refused(
     code, said = _audit(tmp_path, [SCHEMA, _record("a", 1), _record("b", 2), state], capsys)
     assert code == 2
     assert "STATE bookmarks name stream(s) public-items, which no SCHEMA describes" in said
-    assert "stream(s) items have records and no bookmark claiming for them" in said
+    assert "stream(s) items have no bookmark claiming for them" in said
+
+
+def test_bookmarks_of_streams_not_selected_are_not_refused(tmp_path: Path, capsys: Any) -> None:
+    """A state carries the bookmarks of every stream ever synced (Meltano keeps them,
+    taps pass them on): one of a stream not selected in these runs is no claim for a
+    stream that has none of its own yet."""
+    messages = [SCHEMA, _record("a", 1), _state(5, stream="orders")]
+    second = {**SCHEMA, "stream": "users"}  # a stream whose first run wrote no STATE yet
+    user = _record("u1", 1, stream="users")
+    code, said = _audit(tmp_path, [*messages, second, user, _state(1)], capsys)
+    assert code == 0, said
+
+
+def test_a_partition_newer_than_the_runs_is_read_as_unclaimed(tmp_path: Path) -> None:
+    """An extract is taken after the runs: a partition the source made since (us,
+    beside eu, which the runs name) is read, with no claim, never refused."""
+    messages = _partitioned([{"region": "eu"}], [{"region": "eu"}])
+    extract = "key,cursor,region\nr0,1,eu\nn1,1,us\n"
+    out = _report(tmp_path, [messages], extract, 0)
+    watermarks = pl.read_parquet(out / "watermarks.parquet")
+    assert sorted(watermarks["partition_id"]) == ["region=eu", "region=us"]
+
+
+def test_extract_rows_of_a_full_table_stream_are_left_out(tmp_path: Path) -> None:
+    """One query over all the tap's tables: the full-table stream's rows have no claim
+    to judge and are left out; they were refused."""
+    view = {"type": "SCHEMA", "stream": "view", "schema": {}, "key_properties": []}
+    messages = [SCHEMA, view, _record("a", 1), _state(1)]
+    extract = "stream,key,cursor\nitems,a,1\nview,v1,7\n"
+    out = _report(tmp_path, [messages], extract, 0)
+    watermarks = pl.read_parquet(out / "watermarks.parquet")
+    assert watermarks["scope_id"].to_list() == ["items"]

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
-from reconcile.errors import InputError
+from reconcile.errors import InputError, UsageError
 from reconcile.logset.sources import TableSource
 from reconcile.problems import Problem
 from reconcile.readers.detect import WHAT, detect_source
@@ -365,7 +365,10 @@ def discover(
             )
     problems = finder.problems
     if not tables and not problems:
-        framework = detect_source(root) if root.is_dir() else None
+        try:
+            framework = detect_source(root) if root.is_dir() else None
+        except UsageError:
+            framework = None  # several frameworks' artifacts: no single reader to name
         hint = (
             f"; it holds {WHAT[framework]}: audit it with reconcile audit {root} --source"
             f" {framework} (docs/readers.md)"

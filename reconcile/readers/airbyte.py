@@ -298,7 +298,8 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
             if raw:
                 tables["receipts"] = "readers/airbyte_raw_receipts"
             if extract is not None:
-                load_extract(con, extract, audited, fail)
+                unaudited = [name for name, incremental in streams if not incremental]
+                load_extract(con, extract, audited, fail, unaudited)
                 tables |= EXTRACT_TABLES
             write_tables(con, out, tables, {"domain": "discrete" if kind == "int" else "dense"})
     except duckdb.Error as error:

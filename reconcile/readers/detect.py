@@ -102,17 +102,22 @@ def _is_airbyte(folder: Path) -> bool:
     return True
 
 
+def _is_singer_message(message: object) -> bool:
+    """A Singer message by its shape: a STATE carries ``value``, any other its
+    ``stream`` (an Airbyte RECORD or STATE, of the same type names, carries neither
+    at the top)."""
+    if not isinstance(message, dict) or message.get("type") not in SINGER_TYPES:
+        return False
+    return "value" in message if message["type"] == "STATE" else "stream" in message
+
+
 def _is_singer(folder: Path) -> bool:
     """Every ``*.jsonl`` file of ``folder`` starts with a Singer message (and there
     is one)."""
     runs = _inside(folder, "*.jsonl")
     if not runs:
         return False
-    for run in runs:
-        message = _first_message(run)
-        if not isinstance(message, dict) or message.get("type") not in SINGER_TYPES:
-            return False
-    return True
+    return all(_is_singer_message(_first_message(run)) for run in runs)
 
 
 def detect_source(folder: Path) -> str | None:

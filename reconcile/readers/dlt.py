@@ -84,7 +84,7 @@ _TYPED = range(0xF026, 0xF02E)
 # offset other than zero: dlt compares such values as text, which is not their order
 # in time (an hour that repeats when clocks go back: 01:15-05:00 is after 01:30-04:00).
 _OFFSET_TEXT = re.compile(
-    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*[+-](?!00:?00$)\d{2}(:?\d{2})?"
+    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*[+-](?!00(:?00)?$)\d{2}(:?\d{2})?"
 )
 DATA_SUFFIXES = (".parquet", ".jsonl", ".jsonl.gz")
 

@@ -16,7 +16,7 @@ import duckdb
 
 from reconcile import sql
 from reconcile.db import quote_literal
-from reconcile.errors import InputError
+from reconcile.errors import InputError, UsageError
 from reconcile.readers.detect import WHAT, detect_path
 
 SOURCE_FILES = ("source.csv", "source.parquet")
@@ -102,7 +102,10 @@ def message_files(folder: Path, fail: Fail, what: str) -> list[Path]:
 def other_reader(folder: Path, reader: str) -> str:
     """Words to add where ``reader`` found none of its messages: the reader whose
     artifacts the folder holds, where another's are recognised."""
-    found = detect_path(folder)
+    try:
+        found = detect_path(folder)
+    except UsageError:
+        return ""  # the artifacts of several frameworks: the refusal stands alone
     if found is None or found == reader:
         return ""
     return f"; it holds {WHAT[found]}: read it with --source {found}"
@@ -171,12 +174,18 @@ def find_extract(folder: Path, fail: Fail) -> Path | None:
 
 
 def load_extract(
-    con: duckdb.DuckDBPyConnection, extract: Path, streams: Sequence[str], fail: Fail
+    con: duckdb.DuckDBPyConnection,
+    extract: Path,
+    streams: Sequence[str],
+    fail: Fail,
+    unaudited: Sequence[str] = (),
 ) -> None:
     """rc_source_extract (stream, key, cursor as text, and the row as JSON: a
     partitioned stream's rows name their partition by its keys' columns) from the
     user's extract; its stream may be left out where the artifacts hold one stream
-    (``streams``)."""
+    (``streams``, the audited ones). Rows of a stream the artifacts hold but do not
+    audit (``unaudited``: full-table, full-refresh) are left out; rows of any other
+    stream are refused."""
     reader = "read_parquet" if extract.suffix == ".parquet" else "read_csv"
     options = "" if reader == "read_parquet" else ", all_varchar = true"
     # a view takes no bound parameter: the path, ours, quoted
@@ -206,7 +215,11 @@ def load_extract(
         f" {stream} AS stream, CAST(key AS VARCHAR) AS key, CAST(cursor AS VARCHAR) AS cursor,"
         " to_json(r) AS fields, row_number() OVER () AS row_no FROM rc_source_raw AS r"
     ).fetchall()
-    bad = con.execute(sql.load("readers/source_refusals"), {"streams": list(streams)}).fetchall()
+    # a name both audited and not (streams of two namespaces that read alike): the
+    # extract's rows of it are the audited stream's, never left out
+    unaudited = [name for name in unaudited if name not in streams]
+    known = {"streams": list(streams), "unaudited": unaudited}
+    bad = con.execute(sql.load("readers/source_refusals"), known).fetchall()
     if bad:
         row_no, key, cursor, what = bad[0]
         # rows count from 1, a CSV's header not among them (a CSV line can hold a
@@ -216,6 +229,7 @@ def load_extract(
             f" 1, after the header) {what}: every row of an extract is a row of the source,"
             " named by its key and placed by its cursor"
         )
+    con.execute(sql.load("readers/source_unaudited"), {"unaudited": list(unaudited)}).fetchall()
     partitions(con)
     unplaced = con.execute(sql.load("readers/source_unplaced")).fetchall()
     if unplaced:

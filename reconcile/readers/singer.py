@@ -200,9 +200,9 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                 raise _fail(
                     root,
                     f"STATE bookmarks name stream(s) {', '.join(orphaned)}, which no SCHEMA"
-                    f" describes, while stream(s) {', '.join(unclaimed)} have records and no"
-                    " bookmark claiming for them: bookmarks keyed by another name than the"
-                    " records' stream (a tap_stream_id) claim for no stream that is audited",
+                    f" describes, while stream(s) {', '.join(unclaimed)} have no bookmark"
+                    " claiming for them: bookmarks keyed by a tap_stream_id, not by the"
+                    " records' stream, claim for no stream that is audited",
                 )
             if incomplete is not None:
                 raise _fail(
@@ -229,15 +229,18 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
             con.execute(sql.load(f"readers/cursor_{kind}")).fetchall()
             tables = dict(TABLE_QUERIES)
             if extract is not None:
-                load_extract(con, extract, [row[0] for row in audited], fail)
+                load_extract(
+                    con, extract, [row[0] for row in audited], fail, list(without_cursor or [])
+                )
                 strays = con.execute(sql.load("readers/singer_extract_partitions")).fetchall()
                 if strays:
                     row_no, stream, key, partition = strays[0]
                     raise fail(
                         f"{extract.name} row {row_no} (key {key!r}; rows counted from 1, after"
                         f" the header) is in partition {partition!r} of stream {stream!r},"
-                        " which no run names (no bookmark's context, no record): write its"
-                        " partition's values as the runs write them (2.0 or 02 is not 2)"
+                        " and no row of the stream is in a partition a run names (a"
+                        " bookmark's context, a record): write the partitions' values as"
+                        " the runs write them (2.0 or 02 is not 2)"
                     )
                 tables |= EXTRACT_TABLES
             write_tables(con, out, tables, {"domain": "discrete" if kind == "int" else "dense"})

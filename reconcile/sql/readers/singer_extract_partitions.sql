@@ -1,7 +1,9 @@
--- The first row of the extract (rc_source_extract) in a partitioned stream whose
--- partition no run names (no bookmark's context, no record): judged against no
--- claim, its loss would go unseen. Most often a value written otherwise than the runs
--- write it (2.0 or 02 for 2: partitions are named by their values as text).
+-- The first row of the extract (rc_source_extract) of a partitioned stream none of
+-- whose rows is in a partition a run names (a bookmark's context, a record): the
+-- extract writes the partition's values otherwise than the runs (2.0 or 02 for 2:
+-- partitions are named by their values as text), and judged against no claim every
+-- loss of the stream would go unseen. A partition the runs do not name beside ones
+-- they do is the source's newer partition: read, as unclaimed.
 WITH known AS (
     SELECT b.stream, rc_partition_of(pk.keys, b.context) AS partition_id
     FROM rc_singer_bookmarks AS b
@@ -20,6 +22,9 @@ placed AS (
 )
 SELECT p.row_no, p.stream, p.key, p.partition_id
 FROM placed AS p
-ANTI JOIN known AS k ON k.stream = p.stream AND k.partition_id = p.partition_id
+WHERE p.stream NOT IN (
+    SELECT p2.stream FROM placed AS p2
+    JOIN known AS k ON k.stream = p2.stream AND k.partition_id = p2.partition_id
+)
 ORDER BY p.row_no
 LIMIT 1
