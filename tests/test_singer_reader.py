@@ -735,8 +735,8 @@ def test_bookmarks_keyed_by_another_name_than_the_records_stream_are_refused(
     state = _state(2, stream="public-items")
     code, said = _audit(tmp_path, [SCHEMA, _record("a", 1), _record("b", 2), state], capsys)
     assert code == 2
-    assert "STATE bookmarks name stream(s) public-items, which no SCHEMA describes" in said
-    assert "stream(s) items have no bookmark claiming for them" in said
+    assert "STATE bookmarks name stream 'public-items', which no SCHEMA describes" in said
+    assert "stream 'items' has no bookmark claiming for it" in said
 
 
 def test_bookmarks_of_streams_not_selected_are_not_refused(tmp_path: Path, capsys: Any) -> None:

@@ -131,8 +131,7 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                 undescribed,
                 uneven,
                 keyless,
-                orphaned,
-                unclaimed,
+                misnamed,
             ) = con.execute(sql.load("readers/singer_refusals")).fetchall()[0]
             if not messages:
                 raise _fail(
@@ -196,13 +195,14 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
                     " SCHEMA bookmark_properties or STATE bookmarks): only incremental"
                     " streams have a cursor to audit",
                 )
-            if orphaned and unclaimed:
+            if misnamed is not None:
+                orphan, stream = misnamed
                 raise _fail(
                     root,
-                    f"STATE bookmarks name stream(s) {', '.join(orphaned)}, which no SCHEMA"
-                    f" describes, while stream(s) {', '.join(unclaimed)} have no bookmark"
-                    " claiming for them: bookmarks keyed by a tap_stream_id, not by the"
-                    " records' stream, claim for no stream that is audited",
+                    f"STATE bookmarks name stream {orphan!r}, which no SCHEMA describes,"
+                    f" while stream {stream!r} has no bookmark claiming for it: bookmarks"
+                    " keyed by a tap_stream_id, not by the records' stream, claim for no"
+                    " stream that is audited",
                 )
             if incomplete is not None:
                 raise _fail(

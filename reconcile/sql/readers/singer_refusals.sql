@@ -58,17 +58,11 @@ SELECT
     -- tap-mysql's db-table for table: it ends in -<stream>), while that stream has no
     -- claim: a claim for no audited stream, the stream's loss unseen. Bookmarks left
     -- from streams not selected in these runs are not refused.
-    (SELECT list(DISTINCT b.stream ORDER BY b.stream) FROM rc_singer_bookmarks AS b
+    -- as the first such pair: [bookmark's stream, audited stream]
+    (SELECT min([b.stream, s.stream]) FROM rc_singer_bookmarks AS b
      JOIN rc_singer_streams AS s ON ends_with(b.stream, '-' || s.stream)
      WHERE NOT b.malformed AND s.replication_key IS NOT NULL
        AND b.stream NOT IN (SELECT stream FROM rc_singer_streams)
        AND NOT EXISTS (SELECT 1 FROM rc_singer_claims AS c
                        WHERE c.stream = s.stream AND coalesce(json_type(c.claimed), 'NULL') <> 'NULL'))
-        AS orphaned,
-    (SELECT list(DISTINCT s.stream ORDER BY s.stream) FROM rc_singer_bookmarks AS b
-     JOIN rc_singer_streams AS s ON ends_with(b.stream, '-' || s.stream)
-     WHERE NOT b.malformed AND s.replication_key IS NOT NULL
-       AND b.stream NOT IN (SELECT stream FROM rc_singer_streams)
-       AND NOT EXISTS (SELECT 1 FROM rc_singer_claims AS c
-                       WHERE c.stream = s.stream AND coalesce(json_type(c.claimed), 'NULL') <> 'NULL'))
-        AS unclaimed
+        AS misnamed
