@@ -52,6 +52,8 @@ from pathlib import Path
 
 import duckdb
 
+from reconcile.config import default_memory_limit
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
@@ -229,9 +231,9 @@ def main() -> None:
     parser.add_argument("--results", type=Path, default=HERE / "RESULTS.md")
     parser.add_argument(
         "--memory-limit",
-        default="3GB",
-        help="the audit's DuckDB memory limit (default 3GB: peak memory runs about 10%%"
-        " above it, and the target is 4 GiB)",
+        default=None,
+        help="the audit's DuckDB memory limit (default: the engine's own, as a user"
+        " running `reconcile audit` plainly gets it)",
     )
     parser.add_argument("--only", help=argparse.SUPPRESS)  # limit|obvious LOGSET (internal)
     parser.add_argument("logset", nargs="?", type=Path, help=argparse.SUPPRESS)
@@ -253,7 +255,10 @@ def main() -> None:
         parser.error(f"unknown variants {unknown}; choose from {list(VARIANTS)}")
     args.work.mkdir(parents=True, exist_ok=True)
     env_cli = [sys.executable, "-m", "reconcile"]
-    os.environ["RECONCILE_MEMORY_LIMIT"] = args.memory_limit
+    if args.memory_limit is not None:
+        os.environ["RECONCILE_MEMORY_LIMIT"] = args.memory_limit
+    else:
+        os.environ.pop("RECONCILE_MEMORY_LIMIT", None)
     rows: list[dict[str, object]] = []
     for label in labels:
         for variant in variants:
@@ -298,6 +303,14 @@ def measure_one(work: Path, label: str, variant: str, env_cli: list[str]) -> dic
     return row
 
 
+def memory_text(given: str | None) -> str:
+    """The audit's memory limit as the results name it: the one given, or the
+    engine's default on this machine."""
+    if given is not None:
+        return f"{given} (`RECONCILE_MEMORY_LIMIT`)"
+    return f"the engine's default, {default_memory_limit()} here"
+
+
 def write_results(args: argparse.Namespace, rows: list[dict[str, object]]) -> None:
     def m(row: dict[str, object], name: str) -> Measure:
         value = row[name]
@@ -313,7 +326,7 @@ def write_results(args: argparse.Namespace, rows: list[dict[str, object]]) -> No
         " order; `partition`, the same rows by partition; `snapshot`, the time layout"
         " with a source snapshot; `ineligible`, the time layout with 10 % of events stably"
         " ineligible by their receipts, no snapshot). The audit ran with DuckDB's memory limit at"
-        f" {args.memory_limit} (`RECONCILE_MEMORY_LIMIT`); the limit and the obvious"
+        f" {memory_text(args.memory_limit)}; the limit and the obvious"
         " approach with DuckDB's defaults. Each figure is one whole process: wall"
         " seconds, and peak resident memory in MB.",
         "",

@@ -96,7 +96,7 @@ def _engine_options(parser: argparse.ArgumentParser) -> None:
         "--memory-limit",
         metavar="SIZE",
         help="DuckDB memory limit, past which work spills to disk"
-        " (default: 40%% of memory, at most 5GB)",
+        " (default: 40%% of memory, at most 3GB)",
     )
     group.add_argument(
         "--temp-dir",

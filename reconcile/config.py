@@ -17,11 +17,13 @@ from pathlib import Path
 from reconcile.errors import UsageError
 
 # The memory limit when none is given: 40 % of the memory this process may use (the
-# machine's, or its control group's when lower), at most 5 GB. DuckDB's own default
+# machine's, or its control group's when lower), at most 3 GB. DuckDB's own default
 # is 80 %; the process around it (Python, Arrow buffers, the report) needs the rest,
-# and peak resident memory runs about 10 % above DuckDB's limit.
+# and peak resident memory runs 5-20 % above DuckDB's limit. The cap keeps a plain
+# audit of 100 M receipts under 4 GiB (3.5 GB peak at 3 GB, 5.3 GB at 5 GB, and no
+# faster: bench/RESULTS.md, run of 2026-12-06 12:40).
 DEFAULT_MEMORY_SHARE = 0.4
-DEFAULT_MEMORY_CAP = 5 * 1000**3
+DEFAULT_MEMORY_CAP = 3 * 1000**3
 # --threads: at most this many per core (more only adds contention and memory; the
 # cap keeps a typo such as 10000 from starting ten thousand threads).
 THREADS_PER_CORE = 4
@@ -65,7 +67,7 @@ def available_memory() -> int | None:
 
 
 def default_memory_limit() -> str:
-    """DuckDB's memory limit when none is given, as DuckDB reads it (e.g. "5000MB")."""
+    """DuckDB's memory limit when none is given, as DuckDB reads it (e.g. "3000MB")."""
     memory = available_memory()
     limit = (
         DEFAULT_MEMORY_CAP
@@ -161,7 +163,7 @@ class EngineConfig:
     """Resources the engine may use.
 
     ``memory_limit`` is DuckDB's (e.g. ``"4GB"``; default: 40 % of the memory
-    available, at most 5 GB), past which sorts, joins, aggregates and windows spill
+    available, at most 3 GB), past which sorts, joins, aggregates and windows spill
     into a fresh folder under ``temp_directory`` (a path or text; default: the system
     temporary directory), removed on close; a log set opened with it must not hold
     it (:func:`refuse_inside`: a log set is never written into). ``threads``

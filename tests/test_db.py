@@ -19,7 +19,7 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 
 @pytest.mark.parametrize(
     ("available", "expected"),
-    [(4 * 1000**3, "1600MB"), (64 * 1000**3, "5000MB"), (None, "5000MB"), (100 * 1000**2, "256MB")],
+    [(4 * 1000**3, "1600MB"), (64 * 1000**3, "3000MB"), (None, "3000MB"), (100 * 1000**2, "256MB")],
 )
 def test_default_memory_limit_is_a_share_of_memory_capped(
     monkeypatch: pytest.MonkeyPatch, available: int | None, expected: str
