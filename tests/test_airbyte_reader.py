@@ -174,7 +174,27 @@ def test_full_refresh_streams_are_not_audited(tmp_path: Path) -> None:
     said, tables = _read(logs, tmp_path)
     assert said["streams"] == ["items"]
     assert said["not_audited"] == ["users"]
+    assert said["source_extract_left_out"] == 0
     assert tables["receipts"]["event_id"].to_list() == ["a"]
+
+
+def test_extract_rows_of_a_full_refresh_stream_are_counted_as_left_out(tmp_path: Path) -> None:
+    """Rows of a stream not audited are left out of the audit, and the summary says
+    how many, so that a user sees the extract was not judged whole."""
+    catalog = _catalog()
+    catalog["streams"].append(
+        {"stream": {"name": "users", "json_schema": {}}, "sync_mode": "full_refresh",
+         "destination_sync_mode": "overwrite"}
+    )  # fmt: skip
+    logs = _logs(
+        tmp_path / "logs",
+        [[_record("a", 1, 0), _record("u", None, 1, stream="users"), _stream_state(1)]],
+        catalog=catalog,
+        extract="stream,key,cursor\nitems,a,1\nusers,u,\nusers,w,\nusers,x,\n",
+    )
+    said, tables = _read(logs, tmp_path)
+    assert (said["not_audited"], said["source_extract_left_out"]) == (["users"], 3)
+    assert tables["snapshot"]["event_id"].to_list() == ["a"]
 
 
 def test_a_stream_not_read_yet_claims_nothing(tmp_path: Path) -> None:

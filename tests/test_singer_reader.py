@@ -765,7 +765,10 @@ def test_extract_rows_of_a_full_table_stream_are_left_out(tmp_path: Path) -> Non
     to judge and are left out; they were refused."""
     view = {"type": "SCHEMA", "stream": "view", "schema": {}, "key_properties": []}
     messages = [SCHEMA, view, _record("a", 1), _state(1)]
-    extract = "stream,key,cursor\nitems,a,1\nview,v1,7\n"
+    extract = "stream,key,cursor\nitems,a,1\nview,v1,7\nview,v2,8\n"
     out = _report(tmp_path, [messages], extract, 0)
     watermarks = pl.read_parquet(out / "watermarks.parquet")
     assert watermarks["scope_id"].to_list() == ["items"]
+    # the summary says how many of the extract's rows were not judged
+    source = json.loads((out / "summary.json").read_text())["inputs"]["source"]
+    assert (source["not_audited"], source["source_extract_left_out"]) == (["view"], 2)

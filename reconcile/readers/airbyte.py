@@ -295,11 +295,12 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
                 )
             con.execute(sql.load(f"readers/cursor_{kind}")).fetchall()
             tables = dict(TABLE_QUERIES)
+            left_out = 0
             if raw:
                 tables["receipts"] = "readers/airbyte_raw_receipts"
             if extract is not None:
                 unaudited = [name for name, incremental in streams if not incremental]
-                load_extract(con, extract, audited, fail, unaudited)
+                left_out = load_extract(con, extract, audited, fail, unaudited)
                 tables |= EXTRACT_TABLES
             write_tables(con, out, tables, {"domain": "discrete" if kind == "int" else "dense"})
     except duckdb.Error as error:
@@ -310,6 +311,7 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
         "streams": audited,
         "not_audited": [name for name, incremental in streams if not incremental],
         "source_extract": extract.name if extract else None,
+        "source_extract_left_out": left_out,
         "raw_tables": sorted({p.relative_to(root).as_posix() for p in raw}),
         "proves": WHAT_IT_PROVES
         + (WITH_RAW if raw else WITHOUT_RAW)

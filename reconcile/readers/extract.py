@@ -179,13 +179,13 @@ def load_extract(
     streams: Sequence[str],
     fail: Fail,
     unaudited: Sequence[str] = (),
-) -> None:
+) -> int:
     """rc_source_extract (stream, key, cursor as text, and the row as JSON: a
     partitioned stream's rows name their partition by its keys' columns) from the
     user's extract; its stream may be left out where the artifacts hold one stream
     (``streams``, the audited ones). Rows of a stream the artifacts hold but do not
-    audit (``unaudited``: full-table, full-refresh) are left out; rows of any other
-    stream are refused."""
+    audit (``unaudited``: full-table, full-refresh) are left out, and their number
+    returned; rows of any other stream are refused."""
     reader = "read_parquet" if extract.suffix == ".parquet" else "read_csv"
     options = "" if reader == "read_parquet" else ", all_varchar = true"
     # a view takes no bound parameter: the path, ours, quoted
@@ -229,7 +229,9 @@ def load_extract(
             f" 1, after the header) {what}: every row of an extract is a row of the source,"
             " named by its key and placed by its cursor"
         )
-    con.execute(sql.load("readers/source_unaudited"), {"unaudited": list(unaudited)}).fetchall()
+    (left_out,) = con.execute(
+        sql.load("readers/source_unaudited"), {"unaudited": list(unaudited)}
+    ).fetchall()[0]
     partitions(con)
     unplaced = con.execute(sql.load("readers/source_unplaced")).fetchall()
     if unplaced:
@@ -238,6 +240,7 @@ def load_extract(
             f"{extract.name} has rows of partitioned stream {stream} without its partition:"
             f" add the column(s) {', '.join(keys)}, as its records carry them"
         )
+    return int(left_out)
 
 
 def partitions(con: duckdb.DuckDBPyConnection) -> None:

@@ -228,8 +228,9 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
             kind = cursor_kind(con, "readers/singer_cursor_kinds", fail, "replication key values")
             con.execute(sql.load(f"readers/cursor_{kind}")).fetchall()
             tables = dict(TABLE_QUERIES)
+            left_out = 0
             if extract is not None:
-                load_extract(
+                left_out = load_extract(
                     con, extract, [row[0] for row in audited], fail, list(without_cursor or [])
                 )
                 strays = con.execute(sql.load("readers/singer_extract_partitions")).fetchall()
@@ -252,5 +253,6 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
         "stored_state": STORED_STATE if stored else None,
         "not_audited": list(without_cursor or []),
         "source_extract": extract.name if extract else None,
+        "source_extract_left_out": left_out,
         "proves": WHAT_IT_PROVES + extract_says(extract, "run"),
     }
