@@ -344,8 +344,9 @@ def build_parser() -> argparse.ArgumentParser:
         "map",
         help="mapping files: read your own logs as the contract's tables",
         description="Mapping files (TOML) say which of your files and columns are which"
-        " contract tables and columns; every command reads LOGSET/reconcile.toml, or the"
-        " file --mapping names.",
+        " contract tables and columns; validate, watermarks, frontier and audit read through"
+        " the file --mapping names, or with --mapping auto the log set's own"
+        " LOGSET/reconcile.toml (never applied unless asked for).",
     )
     mapping_commands = mapping.add_subparsers(dest="map_command", required=True, metavar="ACTION")
     suggest = mapping_commands.add_parser(

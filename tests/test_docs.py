@@ -46,6 +46,14 @@ def test_cli_reference_is_written_from_the_parser() -> None:
     )
 
 
+def test_the_map_help_says_a_log_set_s_own_mapping_is_applied_only_when_asked_for() -> None:
+    """A LOGSET/reconcile.toml is read with --mapping auto alone (README, "Untrusted log
+    sets"); the map command's description must not say every command reads it."""
+    section = _text("cli.md").split("## `reconcile map`", 1)[1].split("\n## ", 1)[0]
+    assert "every command reads" not in section
+    assert "--mapping auto" in section
+
+
 def test_every_link_in_docs_resolves() -> None:
     for page in DOCS.rglob("*.md"):
         for target in re.findall(r"\]\(([^)]+)\)", page.read_text(encoding="utf-8")):
