@@ -425,6 +425,36 @@ def test_observed_max_compares_the_claim_as_a_certificate(tmp_path: Path) -> Non
     assert cause("b", 0, 2) == "unknown"
 
 
+def test_observed_max_reads_a_mutated_event_at_its_position_at_written_at(
+    tmp_path: Path,
+) -> None:
+    """§5 overclaim: observed_max compares the claim with the highest known position
+    at written_at, where an event seen at two positions sorts at the lowest of those
+    seen by then (§4.5). A lower position seen only after the write does not change
+    what was known at it, in either direction."""
+
+    def seen(name: str, event: str, first: int, later: int) -> tuple[str, int]:
+        # the provider certifies through 1; the claim of 5 is written at 1, when
+        # `event` had been seen at `first` only; at 5 it is seen at `later`
+        tables = {
+            "pages": [finality("p0", 1)],
+            "receipts": [
+                receipt("e1", 1),
+                receipt(event, first),
+                receipt(event, later, recorded=5),
+            ],
+            "checkpoints": [checkpoint("p0", 1, 5, written=1)],
+        }
+        (row,) = found(tmp_path / name, tables, "overclaim")
+        evidence = json.loads(row["evidence"])
+        return evidence["cause"], evidence["highest_known_position"]
+
+    # the highest known at written_at is 9, not 5: the claim is not the observed max
+    assert seen("a", "e9", 9, 5) == ("unknown", 9)
+    # the highest known at written_at is 5, the claim: the observed max
+    assert seen("b", "e5", 5, 2) == ("observed_max", 5)
+
+
 def test_evidence_states_discrete_claims_in_inclusive_form(tmp_path: Path) -> None:
     """watermark_regressed: (8, exclusive) after 10 is the claim 7 inclusive, as the
     watermarks table states it; the write's own watermark is kept beside it."""

@@ -7,13 +7,15 @@ WITH over AS (
       AND w.refutation IS NOT NULL AND w.claim > w.refutation
 ),
 seen AS (
-    -- when each position of the overclaiming writes' partitions was first seen (a
-    -- receipt counted at T, or a snapshot row visible at T, of a snapshot-evidence
-    -- partition), each event at its sort position: the lowest of its positions, which
-    -- differs only for mutated events; the rows of those few partitions read as they
-    -- are, each seen from its own visible_at (from the start where null)
+    -- each sighting of a position in the overclaiming writes' partitions (a receipt
+    -- counted at T, or a snapshot row visible at T, of a snapshot-evidence
+    -- partition), from its own recorded_at or visible_at (from the start where
+    -- null); the sightings of a mutated event (few) carry its event_id, as its
+    -- position at written_at is the lowest of its sightings by then (§4.5), not the
+    -- lowest by T: a lower position seen after the write did not lower what was
+    -- known at it
     SELECT rc_pk(r.scope_id, r.partition_id) AS pk, r.recorded_at AS seen_at,
-           coalesce(m.sort_pos, r.position) AS sort_pos
+           r.position, m.event_id AS mutated_id
     FROM receipts AS r
     SEMI JOIN over AS o ON o.scope_id = r.scope_id AND o.partition_id = r.partition_id
     LEFT JOIN rc_mutated AS m
@@ -21,7 +23,7 @@ seen AS (
     WHERE r.recorded_at <= rc_as_of()
     UNION ALL
     SELECT rc_pk(s.scope_id, s.partition_id) AS pk, coalesce(s.visible_at, rc_dawn()),
-           coalesce(m.sort_pos, s.position)
+           s.position, m.event_id
     FROM snapshot AS s
     SEMI JOIN over AS o ON o.scope_id = s.scope_id AND o.partition_id = s.partition_id
     SEMI JOIN rc_partitions AS p
@@ -31,12 +33,24 @@ seen AS (
     WHERE s.visible_at IS NULL OR s.visible_at <= rc_as_of()
 ),
 highest AS (
-    -- the highest known position at written_at, for the overclaiming writes only
-    SELECT o.write_id, max(k.sort_pos) AS highest
-    FROM over AS o
-    JOIN seen AS k ON k.pk = rc_pk(o.scope_id, o.partition_id)
-    WHERE k.seen_at <= o.written_at
-    GROUP BY o.write_id
+    -- the highest known position at written_at, for the overclaiming writes only:
+    -- of the events seen at one position, the highest sighting by then; of a
+    -- mutated one, its lowest sighting by then
+    SELECT write_id, max(pos) AS highest
+    FROM (
+        SELECT o.write_id, max(k.position) AS pos
+        FROM over AS o
+        JOIN seen AS k ON k.pk = rc_pk(o.scope_id, o.partition_id)
+        WHERE k.seen_at <= o.written_at AND k.mutated_id IS NULL
+        GROUP BY o.write_id
+        UNION ALL
+        SELECT o.write_id, min(k.position) AS pos
+        FROM over AS o
+        JOIN seen AS k ON k.pk = rc_pk(o.scope_id, o.partition_id)
+        WHERE k.seen_at <= o.written_at AND k.mutated_id IS NOT NULL
+        GROUP BY o.write_id, k.mutated_id
+    )
+    GROUP BY write_id
 ),
 caused AS (
     SELECT
