@@ -455,6 +455,45 @@ def test_observed_max_reads_a_mutated_event_at_its_position_at_written_at(
     assert seen("b", "e5", 5, 2) == ("observed_max", 5)
 
 
+def test_a_page_fetched_after_as_of_is_absent_for_the_write_rules(tmp_path: Path) -> None:
+    """§4: with --as-of, rows after T are as if absent, also the page a write names.
+    At T = 3 the empty page e0 and the page g1 (both fetched at 5) do not exist yet:
+    the write closing e0 raised nothing through an empty page (no
+    empty_page_advanced, and its overclaim's cause is not empty_page), and the write
+    naming g1 copied no page token (no token_as_watermark). At the end of the log
+    both pages are there and both rules fire."""
+    tables = {
+        "pages": [
+            finality("p0", 3),
+            page("e0", 1, 0, partition="p0", fetched=5),
+            page("g1", 0, 1, 1, 1, partition="p1", next_token="9", fetched=5),
+        ],
+        "checkpoints": [
+            checkpoint("p0", 1, 9, written=1, page_id="e0"),
+            checkpoint("p1", 1, 9, written=1, page_id="g1"),
+        ],
+    }
+    path = write_logset(tmp_path, tables)
+
+    def rules(as_of: datetime | None) -> dict[str, list[str | None]]:
+        with open_logset(path) as logset:
+            rows = audit(logset, as_of=as_of).findings.to_dicts()
+        out: dict[str, list[str | None]] = {}
+        for row in rows:
+            cause = json.loads(row["evidence"]).get("cause")
+            out.setdefault(row["rule"], []).append(cause)
+        return out
+
+    early = rules(at(3))
+    assert "empty_page_advanced" not in early
+    assert "token_as_watermark" not in early
+    assert early["overclaim"] == ["unknown"]
+    late = rules(None)
+    assert late["empty_page_advanced"] == [None]
+    assert late["token_as_watermark"] == [None]
+    assert late["overclaim"] == ["empty_page"]
+
+
 def test_evidence_states_discrete_claims_in_inclusive_form(tmp_path: Path) -> None:
     """watermark_regressed: (8, exclusive) after 10 is the claim 7 inclusive, as the
     watermarks table states it; the write's own watermark is kept beside it."""

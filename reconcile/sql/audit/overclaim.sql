@@ -63,7 +63,8 @@ caused AS (
                            AND t.written_at = o.written_at) THEN 'token'
             WHEN EXISTS (SELECT 1 FROM pages AS g
                          WHERE g.scope_id = o.scope_id AND g.page_id = o.page_id
-                           AND g.event_count = 0 AND g.finality_through IS NULL) THEN 'empty_page'
+                           AND g.event_count = 0 AND g.finality_through IS NULL
+                           AND g.fetched_at <= rc_as_of()) THEN 'empty_page'
             WHEN o.consumer IS NOT NULL AND o.claim > o.consumer THEN 'past_blocking_event'
             -- compared as certificates (§2): a discrete (6, exclusive) is 5 inclusive
             WHEN h.highest IS NOT NULL AND o.claim.v = h.highest AND o.claim.i = 1
