@@ -494,6 +494,34 @@ def test_a_page_fetched_after_as_of_is_absent_for_the_write_rules(tmp_path: Path
     assert late["overclaim"] == ["empty_page"]
 
 
+def test_an_empty_page_raises_the_claim_from_none_after_a_null_watermark(
+    tmp_path: Path,
+) -> None:
+    """§4.11: after a won write whose watermark is null the partition has no claim. A
+    write closing an empty page without finality then raises the claim from none,
+    even below the last claim before the null one (10): empty_page_advanced fires,
+    its evidence naming no previous claim. watermark_regressed still compares with
+    that last claim (10), its more cautious reading."""
+    tables = {
+        "pages": [
+            finality("p0", 1, events=1, next_token="t1"),
+            page("p0-g1", 1, 0, request_token="t1", fetched=3),
+        ],
+        "receipts": [receipt("e1", 1, page_id="p0-g0")],
+        "checkpoints": [
+            checkpoint("p0", 1, 10, written=1, page_id="p0-g0"),
+            checkpoint("p0", 2, None, written=2),
+            checkpoint("p0", 3, 5, written=4, page_id="p0-g1"),
+        ],
+    }
+    rows = found(tmp_path, tables, "empty_page_advanced")
+    assert [r["generation"] for r in rows] == [3]
+    evidence = json.loads(rows[0]["evidence"])
+    assert (evidence["claimed_through"], evidence["previous_through"]) == (5, None)
+    regressed = found(tmp_path / "r", tables, "watermark_regressed")
+    assert [r["generation"] for r in regressed] == [3]
+
+
 def test_evidence_states_discrete_claims_in_inclusive_form(tmp_path: Path) -> None:
     """watermark_regressed: (8, exclusive) after 10 is the claim 7 inclusive, as the
     watermarks table states it; the write's own watermark is kept beside it."""

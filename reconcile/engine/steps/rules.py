@@ -43,7 +43,7 @@ WON_COLUMNS = (
     " __file VARCHAR, __row BIGINT, __overwrite BOOLEAN, discrete BOOLEAN, comparable BOOLEAN,"
     " claim CERT,"
     " write_id BIGINT, previous_generation BIGINT, highest_epoch_before BIGINT,"
-    " previous_claim CERT"
+    " previous_claim CERT, claim_before CERT"
 )
 
 WON = Step(

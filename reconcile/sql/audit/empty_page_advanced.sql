@@ -10,11 +10,11 @@ SELECT
     -- certificates in inclusive form (§6), the write's watermark as written beside them
     to_json({'claimed_through': w.claim.v, 'claimed_inclusive': w.claim.i = 1,
              'watermark': w.watermark, 'watermark_inclusive': w.watermark_inclusive,
-             'previous_through': w.previous_claim.v, 'previous_inclusive': w.previous_claim.i = 1,
+             'previous_through': w.claim_before.v, 'previous_inclusive': w.claim_before.i = 1,
              'proven_through': w.proven.v, 'proven_inclusive': w.proven.i = 1}) AS evidence
 FROM rc_write_certs AS w
 JOIN pages AS g ON g.scope_id = w.scope_id AND g.page_id = w.page_id
 WHERE g.event_count = 0 AND g.finality_through IS NULL AND g.fetched_at <= rc_as_of()
   AND w.claim IS NOT NULL AND w.comparable
-  AND (w.previous_claim IS NULL OR w.claim > w.previous_claim)
+  AND (w.claim_before IS NULL OR w.claim > w.claim_before)
   AND (w.proven IS NULL OR w.claim > w.proven)

@@ -2,7 +2,9 @@
 -- generation, then attempt_id), with what the write rules compare it to: the
 -- previous won write's generation, the highest owner epoch before it, and the
 -- latest earlier claim (claims in another ordering are skipped; an unknown endpoint
--- is read as inclusive, its strongest reading).
+-- is read as inclusive, its strongest reading), and the claim in force just before
+-- it (§4.11: none after a write whose watermark is null, where previous_claim
+-- skips that write; claims in another ordering skipped alike).
 WITH won AS (
     SELECT
         c.* EXCLUDE (__bad_time),  -- validation's flag (reconcile.logset.normalize)
@@ -21,6 +23,9 @@ SELECT
     lag(generation) OVER w AS previous_generation,
     max(owner_epoch) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS highest_epoch_before,
     last_value(CASE WHEN comparable THEN claim END IGNORE NULLS)
-        OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS previous_claim
+        OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS previous_claim,
+    -- a null claim kept as a row ({'c': NULL}), a claim in another ordering skipped
+    last_value(CASE WHEN comparable OR claim IS NULL THEN {'c': claim} END IGNORE NULLS)
+        OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING).c AS claim_before
 FROM won
 WINDOW w AS (PARTITION BY scope_id, partition_id ORDER BY written_at, generation, attempt_id)
