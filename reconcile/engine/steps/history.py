@@ -127,9 +127,11 @@ CLAIM_STEPS = Step(
 POINTS_COLUMNS = "point_id BIGINT, scope_id VARCHAR, partition_id VARCHAR, t TIMESTAMP_NS"
 
 
-def evaluate_points(prefix: str, points: str) -> tuple[Step, ...]:
+def evaluate_points(prefix: str, points: str, receipts: str = "receipts") -> tuple[Step, ...]:
     """The exact evaluator on the points of table ``points`` (POINTS_COLUMNS at
-    least): each point's certificates at its instant, into ``rc_<prefix>_point_certs``."""
+    least): each point's certificates at its instant, into ``rc_<prefix>_point_certs``.
+    ``receipts``: the table its pages' receipts are read from (every receipt, or those
+    of the points' partitions alone)."""
     pages = f"rc_{prefix}_point_pages"
     moving = f"rc_{prefix}_moving_receipts"
     order = f"rc_{prefix}_point_order"
@@ -193,8 +195,9 @@ def evaluate_points(prefix: str, points: str) -> tuple[Step, ...]:
                 " the page's last event so far",
                 transient=True,
             ),
-            reads=("receipts", "rc_mutable_blocks", pages),
-            bind=(("rc_point_pages", pages),),
+            reads=(receipts, "rc_mutable_blocks", pages),
+            bind=(("rc_point_pages", pages),)
+            + ((("receipts", receipts),) if receipts != "receipts" else ()),
         ),
         Step(
             "history/point_certs",
@@ -240,6 +243,19 @@ SELECTED = Input(
     )
 )
 
+SELECTED_RECEIPTS = Step(
+    "history/selected_receipts",
+    table(
+        "rc_selected_receipts",
+        "scope_id VARCHAR, partition_id VARCHAR, page_id VARCHAR, event_id VARCHAR,"
+        " position COORD, recorded_at TIMESTAMP_NS",
+        "one row per receipt counted at T of a selected partition: one scan of receipts"
+        " for the timelines",
+        transient=True,
+    ),
+    reads=("receipts", "rc_selected"),
+)
+
 CHANGE_POINTS = Step(
     "history/change_points",
     table(
@@ -256,11 +272,12 @@ CHANGE_POINTS = Step(
         "rc_records",
         "rc_page_windows",
         "rc_mutations",
-        "receipts",
+        "rc_selected_receipts",
     ),
+    bind=(("receipts", "rc_selected_receipts"),),
 )
 
-HISTORY_POINTS = evaluate_points("history", "rc_history_points")
+HISTORY_POINTS = evaluate_points("history", "rc_history_points", "rc_selected_receipts")
 
 TIMELINES = Step(
     "history/steps",
@@ -312,6 +329,7 @@ STEPS: tuple[Producer, ...] = (
     PROVIDER_STEPS,
     CLAIM_STEPS,
     SELECTED,
+    SELECTED_RECEIPTS,
     CHANGE_POINTS,
     *HISTORY_POINTS,
     TIMELINES,
