@@ -194,6 +194,10 @@ def test_extract_rows_of_a_full_refresh_stream_are_counted_as_left_out(tmp_path:
     )
     said, tables = _read(logs, tmp_path)
     assert (said["not_audited"], said["source_extract_left_out"]) == (["users"], 3)
+    # proves, which the terminal and report.html show, says so too
+    assert (
+        "judge a claim by): users; its 3 rows in the source extract are left out" in said["proves"]
+    )
     assert tables["snapshot"]["event_id"].to_list() == ["a"]
 
 

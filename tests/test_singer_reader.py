@@ -772,3 +772,21 @@ def test_extract_rows_of_a_full_table_stream_are_left_out(tmp_path: Path) -> Non
     # the summary says how many of the extract's rows were not judged
     source = json.loads((out / "summary.json").read_text())["inputs"]["source"]
     assert (source["not_audited"], source["source_extract_left_out"]) == (["view"], 2)
+
+
+def test_the_terminal_and_report_say_which_extract_rows_were_not_judged(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """The terminal's second line and report.html's head show inputs.source.proves
+    alone: it said the extract proves rows no run delivered skipped, and nothing of the
+    stream left out, so an audit with no finding read as the whole extract judged. It
+    names the stream not audited and how many extract rows were left out."""
+    view = {"type": "SCHEMA", "stream": "view", "schema": {}, "key_properties": []}
+    messages = [SCHEMA, view, _record("a", 1), _state(1)]
+    extract = "stream,key,cursor\nitems,a,1\nview,v1,7\nview,v2,8\n"
+    out = _report(tmp_path, [messages], extract, 0)
+    said = " ".join(capsys.readouterr().out.split())
+    assert "not audited (no cursor to judge a claim by): view" in said
+    assert "its 2 rows in the source extract are left out, unjudged" in said
+    html = (out / "report.html").read_text()
+    assert "its 2 rows in the source extract are left out, unjudged" in html

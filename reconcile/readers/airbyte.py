@@ -43,6 +43,7 @@ from reconcile.readers.extract import (
     load_extract,
     message_files,
     other_reader,
+    unaudited_says,
     unreadable,
     write_tables,
 )
@@ -315,5 +316,6 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
         "raw_tables": sorted({p.relative_to(root).as_posix() for p in raw}),
         "proves": WHAT_IT_PROVES
         + (WITH_RAW if raw else WITHOUT_RAW)
-        + extract_says(extract, "sync"),
+        + extract_says(extract, "sync")
+        + unaudited_says([name for name, incremental in streams if not incremental], left_out),
     }

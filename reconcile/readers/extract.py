@@ -156,6 +156,22 @@ def extract_says(extract: Path | None, run: str) -> str:
     )
 
 
+def unaudited_says(not_audited: Sequence[str], left_out: int) -> str:
+    """What the audit does not judge: the streams not audited (full-table,
+    full-refresh: no cursor a claim could be held against) and how many of the
+    extract's rows, theirs, were left out. The terminal and report.html show
+    ``proves`` alone: without this an audit with no finding read as the whole extract
+    judged."""
+    if not not_audited:
+        return ""
+    text = f"; not audited (no cursor to judge a claim by): {', '.join(not_audited)}"
+    if left_out:
+        whose = "its" if len(not_audited) == 1 else "their"
+        rows = "row" if left_out == 1 else "rows"
+        text += f"; {whose} {left_out} {rows} in the source extract are left out, unjudged"
+    return text
+
+
 def inside(folder: Path, files: Sequence[Path], fail: Fail) -> None:
     """Refuse a file that leads outside the folder (a link): a log set is read from
     inside its folder only."""

@@ -51,6 +51,7 @@ from reconcile.readers.extract import (
     message_files,
     other_reader,
     partitions,
+    unaudited_says,
     unreadable,
     write_tables,
 )
@@ -254,5 +255,7 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
         "not_audited": list(without_cursor or []),
         "source_extract": extract.name if extract else None,
         "source_extract_left_out": left_out,
-        "proves": WHAT_IT_PROVES + extract_says(extract, "run"),
+        "proves": WHAT_IT_PROVES
+        + extract_says(extract, "run")
+        + unaudited_says(list(without_cursor or []), left_out),
     }
