@@ -20,8 +20,9 @@ from reconcile.errors import UsageError
 # machine's, or its control group's when lower), at most 3 GB. DuckDB's own default
 # is 80 %; the process around it (Python, Arrow buffers, the report) needs the rest,
 # and peak resident memory runs 5-20 % above DuckDB's limit. The cap keeps a plain
-# audit of 100 M receipts under 4 GiB (3.5 GB peak at 3 GB, 5.3 GB at 5 GB, and no
-# faster: bench/RESULTS.md, run of 2026-12-06 12:40).
+# audit of 100 M receipts under 4 GiB: 3.3-3.5 GB peak at 3 GB (bench/RESULTS.md, the
+# runs of 2026-12-06); 5.3 GB at 5 GB and no faster (161 s against 154 s at 3 GB, one
+# run each on 2026-12-06, not in RESULTS.md: commit f516831).
 DEFAULT_MEMORY_SHARE = 0.4
 DEFAULT_MEMORY_CAP = 3 * 1000**3
 # --threads: at most this many per core (more only adds contention and memory; the
