@@ -168,7 +168,8 @@ def unaudited_says(not_audited: Sequence[str], left_out: int) -> str:
     if left_out:
         whose = "its" if len(not_audited) == 1 else "their"
         rows = "row" if left_out == 1 else "rows"
-        text += f"; {whose} {left_out} {rows} in the source extract are left out, unjudged"
+        are = "is" if left_out == 1 else "are"
+        text += f"; {whose} {left_out} {rows} in the source extract {are} left out, unjudged"
     return text
 
 
