@@ -12,6 +12,8 @@ inclusive; a claim in another ordering than its scope's is compared with nothing
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime
 from typing import Any
 
 from tests import reference
@@ -139,6 +141,86 @@ def overclaim(tables: Tables, T: Any) -> set[Key]:
     return found
 
 
+def _page(tables: Tables, row: Row, T: Any) -> Row | None:
+    """The page a write names (same scope and page_id), where fetched by T."""
+    for page in tables.get("pages", ()):
+        if (
+            page["scope_id"] == row["scope_id"]
+            and page["page_id"] == row.get("page_id")
+            and page["fetched_at"] <= T
+        ):
+            return page
+    return None
+
+
+_RFC3339 = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?([Zz]|[+-]\d{2}:\d{2})"
+)
+
+
+def _token_value(token: str | None, integer: bool) -> Any:
+    """A token read as a coordinate: int64, an optional - and decimal digits, nothing
+    else; timestamp, an RFC 3339 date-time with Z or an offset (as UTC)."""
+    if token is None:
+        return None
+    if integer:
+        if re.fullmatch(r"-?[0-9]+", token) and -(2**63) <= int(token) < 2**63:
+            return int(token)
+        return None
+    match = _RFC3339.fullmatch(token)
+    if match is None:
+        return None
+    zone = match.group(8).upper()
+    text = match.group(0)[: -len(zone)] + ("+00:00" if zone == "Z" else zone)
+    return datetime.fromisoformat(text).astimezone(UTC).replace(tzinfo=None)
+
+
+def token_as_watermark(tables: Tables, T: Any) -> set[Key]:
+    """A won write's watermark equals its resume_token or its page's next_token read as
+    a coordinate."""
+    integer = reference.coordinate_is_int(tables)
+    found = set()
+    for writes in _won(tables, T).values():
+        for row in writes:
+            if row.get("watermark") is None:
+                continue
+            page = _page(tables, row, T)
+            tokens = [row.get("resume_token"), page.get("next_token") if page else None]
+            if any(_token_value(t, integer) == row["watermark"] for t in tokens if t):
+                found.add(_write_key(row))
+    return found
+
+
+def empty_page_advanced(tables: Tables, T: Any) -> set[Key]:
+    """A won write closing an empty page that has no finality_through raised the
+    partition's claim (above the latest earlier won claim, or from none: the claim in
+    force just before it, none after a null watermark) to above its proven
+    certificate at written_at (or without one)."""
+    found = set()
+    for (scope, partition), writes in _won(tables, T).items():
+        discrete = _discrete(tables, scope)
+        before = None
+        for row in writes:
+            claim = _claim(row)
+            comparable = _comparable(tables, row)
+            page = _page(tables, row, T)
+            if (
+                claim is not None
+                and comparable
+                and page is not None
+                and page["event_count"] == 0
+                and page.get("finality_through") is None
+                and (before is None or reference.above(claim, before, discrete))
+            ):
+                then = reference.partition_state(tables, scope, partition, row["written_at"])
+                proven = then["proven_cert"]
+                if proven is None or reference.above(claim, proven, discrete):
+                    found.add(_write_key(row))
+            if claim is None or comparable:
+                before = claim
+    return found
+
+
 def ordering_mutated(tables: Tables, T: Any) -> set[Key]:
     """An event_id appears at two different positions (its known sightings at T)."""
     found = set()
@@ -180,6 +262,8 @@ RULES = {
     "watermark_regressed": watermark_regressed,
     "unknown_endpoint": unknown_endpoint,
     "mixed_checkpoint": mixed_checkpoint,
+    "token_as_watermark": token_as_watermark,
+    "empty_page_advanced": empty_page_advanced,
     "overclaim": overclaim,
     "ordering_mutated": ordering_mutated,
     "replayed_events": replayed_events,
@@ -193,6 +277,8 @@ KEYS = {
     "watermark_regressed": ("scope_id", "partition_id", "attempt_id", "generation"),
     "unknown_endpoint": ("scope_id", "partition_id", "attempt_id", "generation"),
     "mixed_checkpoint": ("scope_id", "partition_id", "attempt_id", "generation"),
+    "token_as_watermark": ("scope_id", "partition_id", "attempt_id", "generation"),
+    "empty_page_advanced": ("scope_id", "partition_id", "attempt_id", "generation"),
     "overclaim": ("scope_id", "partition_id", "attempt_id", "generation"),
     "ordering_mutated": ("scope_id", "partition_id", "event_id"),
     "replayed_events": ("scope_id", "partition_id"),

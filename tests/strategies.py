@@ -72,6 +72,18 @@ def logsets(
 
     times = st.integers(min_value=0, max_value=12)
     positions = st.integers(min_value=0, max_value=8)
+
+    def token_text(value: int) -> str:
+        # a token that reads as a coordinate (token_as_watermark): int64 digits, or
+        # RFC 3339 with Z
+        at = coord(value)
+        return at.isoformat() + "Z" if ts else str(at)
+
+    # opaque tokens, and (but in "spread" log sets) one that reads as a coordinate
+    tokens = st.one_of(
+        st.sampled_from([None, "t1", "t2", "t3"]),
+        *(() if spread else (positions.map(token_text),)),
+    )
     tables: dict[str, list[dict[str, Any]]] = {
         "checkpoints": [],
         "receipts": [],
@@ -113,7 +125,7 @@ def logsets(
                             "page_id": f"g{page_number}",
                             "page_seq": draw(st.integers(0, 3)),
                             "request_token": draw(st.sampled_from([None, "t1", "t2", "t3"])),
-                            "next_token": draw(st.sampled_from([None, "t1", "t2", "t3"])),
+                            "next_token": draw(tokens),
                             "event_count": count,
                             "min_position": coord(lo) if count else None,
                             "max_position": coord(hi) if count else None,
@@ -181,7 +193,7 @@ def logsets(
                         if mark is None
                         else draw(st.one_of(st.none(), st.booleans())),
                         "ordering": draw(st.sampled_from([None, None, "other"])),
-                        "resume_token": draw(st.sampled_from([None, "t1", "t2", "t3"])),
+                        "resume_token": draw(tokens),
                         "page_id": draw(st.sampled_from([None, *page_ids])),
                     }
                 )
