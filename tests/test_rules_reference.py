@@ -56,3 +56,83 @@ def check(case: dict[str, Any], cut: int | None) -> None:
 @given(case=logsets(), cut=st.one_of(st.none(), st.integers(0, 12)))
 def test_rules_match_reference(case: dict[str, Any], cut: int | None) -> None:
     check(case, cut)
+
+
+@st.composite
+def page_writes(draw: st.DrawFn) -> dict[str, Any]:
+    """One partition's pages and won writes, dense in what the page-bound write rules
+    look at: empty pages without finality, tokens that read as the watermark, pages
+    fetched before and after the writes that name them, null watermarks between
+    claims, claims in another ordering."""
+    positions = st.integers(0, 2)  # few: a token often reads as the watermark
+    times = st.integers(0, 12)
+    where = {"scope_id": "s0", "partition_id": "p0"}
+    pages = []
+    for n in range(draw(st.integers(1, 4))):
+        count = draw(st.sampled_from([0, 0, 0, 1]))
+        lo = draw(positions)
+        fin = draw(st.one_of(st.none(), st.none(), positions))
+        pages.append(
+            {
+                **where,
+                "attempt_id": "a1",
+                "page_id": f"g{n}",
+                "page_seq": n,
+                "next_token": draw(positions.map(str)),
+                "event_count": count,
+                "min_position": lo if count else None,
+                "max_position": lo if count else None,
+                "finality_through": fin,
+                "finality_inclusive": None if fin is None else draw(st.booleans()),
+                "fetched_at": moment(draw(times)),
+            }
+        )
+    receipts = [
+        {
+            **where,
+            "event_id": f"e{n}",
+            "position": draw(positions),
+            "outcome": "committed",
+            "attempt_id": "a1",
+            "page_id": None,
+            "recorded_at": moment(draw(times)),
+        }
+        for n in range(draw(st.integers(0, 3)))
+    ]
+    writes = []
+    for generation in range(1, draw(st.integers(1, 4)) + 1):
+        mark = draw(st.one_of(st.none(), positions, positions))
+        writes.append(
+            {
+                **where,
+                "attempt_id": "a1",
+                "owner_epoch": 1,
+                "expected_generation": generation - 1,
+                "generation": generation,
+                "cas_result": "won",
+                "written_at": moment(draw(st.integers(0, 4))),  # pages may come after
+                "watermark": mark,
+                "watermark_inclusive": None if mark is None else draw(st.booleans()),
+                "ordering": draw(st.sampled_from([None, None, None, "other"])),
+                "resume_token": draw(st.one_of(st.none(), positions.map(str))),
+                "page_id": draw(st.sampled_from([p["page_id"] for p in pages])),
+            }
+        )
+    scopes = [
+        {
+            "scope_id": "s0",
+            "ordering": "seq",
+            "domain": draw(st.sampled_from(["discrete", "dense"])),
+        }
+    ]
+    tables = {"scopes": scopes, "pages": pages, "receipts": receipts, "checkpoints": writes}
+    return {"tables": tables, "coordinate": "int64"}
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=page_writes(), cut=st.sampled_from([None, 4, 5, 6, 7, 8]))
+def test_page_bound_write_rules_match_reference(case: dict[str, Any], cut: int | None) -> None:
+    """token_as_watermark, empty_page_advanced, mixed_checkpoint and overclaim where
+    they are most often at stake (page_writes), T mostly between the writes (at 0 to
+    4) and the last pages (up to 12)."""
+    check(case, cut)
