@@ -160,17 +160,23 @@ def test_namespaces_nested_keys_and_times(tmp_path: Path) -> None:
     assert str(tables["checkpoints"]["watermark"][0]) == "2026-11-01 04:00:00"
 
 
-def test_full_refresh_streams_are_not_audited(tmp_path: Path) -> None:
+def _with_full_refresh_users(folder: Path, extract: str | None = None) -> Path:
+    """Syncs of items (incremental) and users (full refresh), one record each."""
     catalog = _catalog()
     catalog["streams"].append(
         {"stream": {"name": "users", "json_schema": {}}, "sync_mode": "full_refresh",
          "destination_sync_mode": "overwrite"}
     )  # fmt: skip
-    logs = _logs(
-        tmp_path / "logs",
+    return _logs(
+        folder,
         [[_record("a", 1, 0), _record("u", None, 1, stream="users"), _stream_state(1)]],
         catalog=catalog,
+        extract=extract,
     )
+
+
+def test_full_refresh_streams_are_not_audited(tmp_path: Path) -> None:
+    logs = _with_full_refresh_users(tmp_path / "logs")
     said, tables = _read(logs, tmp_path)
     assert said["streams"] == ["items"]
     assert said["not_audited"] == ["users"]
@@ -181,17 +187,8 @@ def test_full_refresh_streams_are_not_audited(tmp_path: Path) -> None:
 def test_extract_rows_of_a_full_refresh_stream_are_counted_as_left_out(tmp_path: Path) -> None:
     """Rows of a stream not audited are left out of the audit, and the summary says
     how many, so that a user sees the extract was not judged whole."""
-    catalog = _catalog()
-    catalog["streams"].append(
-        {"stream": {"name": "users", "json_schema": {}}, "sync_mode": "full_refresh",
-         "destination_sync_mode": "overwrite"}
-    )  # fmt: skip
-    logs = _logs(
-        tmp_path / "logs",
-        [[_record("a", 1, 0), _record("u", None, 1, stream="users"), _stream_state(1)]],
-        catalog=catalog,
-        extract="stream,key,cursor\nitems,a,1\nusers,u,\nusers,w,\nusers,x,\n",
-    )
+    extract = "stream,key,cursor\nitems,a,1\nusers,u,\nusers,w,\nusers,x,\n"
+    logs = _with_full_refresh_users(tmp_path / "logs", extract)
     said, tables = _read(logs, tmp_path)
     assert (said["not_audited"], said["source_extract_left_out"]) == (["users"], 3)
     # proves, which the terminal and report.html show, says so too
