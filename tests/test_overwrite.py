@@ -129,6 +129,7 @@ write = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow  # a property test of about 20 s: outside the fast tier
 @settings(
     max_examples=40,
     deadline=None,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -241,6 +242,7 @@ TIE = (
 )
 
 
+@pytest.mark.slow  # a property test of 8-12 s: outside the fast tier
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 @example(TIE)

@@ -58,6 +58,7 @@ def _tree(
     return out
 
 
+@pytest.mark.slow  # a property test of 8-12 s: outside the fast tier
 @settings(max_examples=examples(200), deadline=None)
 @given(intervals, points)
 def test_the_tree_gives_each_point_the_least_interval_covering_it(
