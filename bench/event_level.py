@@ -15,6 +15,11 @@ can change and this record still says what each formulation costs:
   aggregates a count does not read: this is grouping alone);
 * ``agg_table``: the event aggregate as ``receipt_events`` made it before issue 20's
   second pass: every event grouped, into a table;
+* ``agg_case``: the same aggregate with ``CASE`` in place of its ``FILTER`` clauses;
+* ``agg_two``: the grouping with two aggregate states only (lowest position, first
+  receipt): what the other four states cost;
+* ``agg_unstored``: the event aggregate read by a count, never stored: what writing
+  the table costs;
 * ``keys``: over every receipt (not a slice), the 64-bit hashes of (scope,
   partition, event) with more than one receipt or one without a durable outcome
   (``watermarks/open_keys``);
@@ -49,6 +54,11 @@ AGGREGATE = f"""hash(scope_id, partition_id) AS pk, event_id, min(position) AS s
     CAST(bit_or({BITS})
          | CASE WHEN count(*) FILTER (WHERE {DURABLE}) > 1 THEN 16 ELSE 0 END
          | CASE WHEN min(position) <> max(position) THEN 32 ELSE 0 END AS UTINYINT) AS flags"""
+AGGREGATE_CASE = f"""hash(scope_id, partition_id) AS pk, event_id, min(position) AS sort_pos,
+    min(recorded_at) AS first_at, min(CASE WHEN {DURABLE} THEN recorded_at END) AS durable_at,
+    CAST(bit_or({BITS})
+         | CASE WHEN count(CASE WHEN {DURABLE} THEN 1 END) > 1 THEN 16 ELSE 0 END
+         | CASE WHEN min(position) <> max(position) THEN 32 ELSE 0 END AS UTINYINT) AS flags"""
 SETTLED = """hash(scope_id, partition_id) AS pk, event_id, position AS sort_pos,
     recorded_at AS first_at, recorded_at AS durable_at, CAST(1 AS UTINYINT) AS flags"""
 KEY = "hash(scope_id, partition_id, event_id)"
@@ -62,6 +72,14 @@ def variants(where: str) -> dict[str, str]:
             FROM receipts WHERE {where} GROUP BY ALL)""",
         "agg_table": f"""CREATE TEMP TABLE out AS SELECT {AGGREGATE} FROM receipts WHERE {where}
             GROUP BY hash(scope_id, partition_id), event_id""",
+        "agg_case": f"""CREATE TEMP TABLE out AS SELECT {AGGREGATE_CASE} FROM receipts
+            WHERE {where} GROUP BY hash(scope_id, partition_id), event_id""",
+        "agg_two": f"""CREATE TEMP TABLE out AS SELECT hash(scope_id, partition_id) AS pk, event_id,
+            min(position) AS sort_pos, min(recorded_at) AS first_at FROM receipts
+            WHERE {where} GROUP BY hash(scope_id, partition_id), event_id""",
+        "agg_unstored": f"""SELECT count(*), max(pk), max(sort_pos), max(first_at), max(durable_at),
+            max(flags) FROM (SELECT {AGGREGATE} FROM receipts WHERE {where}
+            GROUP BY hash(scope_id, partition_id), event_id)""",
         "keys": f"""CREATE TEMP TABLE keys AS SELECT {KEY} AS key FROM receipts GROUP BY {KEY}
             HAVING count(*) > 1 OR NOT bool_and(coalesce({DURABLE}, false))""",
         "two_scans": f"""CREATE TEMP TABLE out AS

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import reconcile.engine.analysis as analysis_module
 from reconcile import open_logset
@@ -14,14 +20,17 @@ from reconcile.engine import Analysis
 from reconcile.engine.declare import Registry
 from reconcile.engine.registry import REGISTRY
 from reconcile.engine.steps.watermarks import EVENT_LEVEL
-from tests.conftest import fast_tier
+from tests.conftest import examples, fast_tier
+from tests.logsets import write_logset
+from tests.strategies import logsets, moment
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 
-def slice_small(monkeypatch: pytest.MonkeyPatch) -> None:
-    """From now on the engine cuts the event level into slices of 1,000 receipts."""
-    small = dataclasses.replace(EVENT_LEVEL, per_slice=1_000)
+def slice_small(monkeypatch: pytest.MonkeyPatch, per_slice: int = 1_000) -> None:
+    """From now on the engine cuts the event level into slices of ``per_slice``
+    receipts and snapshot rows."""
+    small = dataclasses.replace(EVENT_LEVEL, per_slice=per_slice)
     registry = Registry(
         tuple(small if p is EVENT_LEVEL else p for p in REGISTRY.producers),
         REGISTRY.guards,
@@ -47,6 +56,42 @@ def test_slices_change_nothing(monkeypatch: pytest.MonkeyPatch, name: str) -> No
     assert sliced.frontier_history.equals(whole.frontier_history)
     assert sliced.findings.equals(whole.findings)
     assert sliced.timelines.equals(whole.timelines)
+
+
+@contextmanager
+def sliced(per_slice: int) -> Iterator[None]:
+    """Within: the event level in slices of ``per_slice`` rows (no fixture, so that a
+    Hypothesis example can enter it)."""
+    with pytest.MonkeyPatch.context() as patch:
+        slice_small(patch, per_slice)
+        yield
+
+
+# Hypothesis: whole and sliced audits of many log sets; outside the fast tier.
+@pytest.mark.slow
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=logsets(), cut=st.one_of(st.none(), st.integers(0, 12)))
+def test_slices_change_nothing_on_random_log_sets(case: dict[str, Any], cut: int | None) -> None:
+    """A random log set (every table of the contract, mutated orderings, snapshots,
+    pages that straddle events of other pages) audited with a slice per two rows, so
+    that an event's partition and its neighbours' fall in different slices, gives the
+    audit made in one piece: every table, at T or at its end."""
+    as_of = None if cut is None else moment(cut)
+    with tempfile.TemporaryDirectory() as folder:
+        path = write_logset(
+            Path(folder) / "logset",
+            {k: v for k, v in case["tables"].items() if v},
+            case["coordinate"],
+        )
+        with open_logset(path) as logset:
+            whole = audit(logset, as_of=as_of)
+        with sliced(2), open_logset(path) as logset:
+            in_slices = audit(logset, as_of=as_of)
+    assert in_slices.watermarks.equals(whole.watermarks)
+    assert in_slices.frontiers.equals(whole.frontiers)
+    assert in_slices.frontier_history.equals(whole.frontier_history)
+    assert in_slices.findings.equals(whole.findings)
+    assert in_slices.timelines.equals(whole.timelines)
 
 
 @pytest.mark.slow
