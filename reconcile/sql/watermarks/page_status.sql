@@ -4,7 +4,7 @@
 -- Events are matched to pages by an equi-join on position buckets (as wide as a
 -- typical page) rather than a band join; pages much wider than that are matched by
 -- partition alone. The pages of the slice of partitions in rc_slice.
-WITH page AS (
+WITH page AS MATERIALIZED (
     SELECT p.pk, row_number() OVER () AS page_no, g.*
     FROM pages AS g
     JOIN rc_partitions AS p
@@ -52,29 +52,57 @@ events AS (
     WHERE rc_num(e.sort_pos) >= geometry.base
 ),
 inside AS (
-    SELECT b.page_no, count(*) AS n, max(e.first_at, 4) AS latest
+    -- the known events in each page's range: how many, and when the latest became known
+    SELECT b.page_no, count(*) AS n, max(e.first_at) AS latest
     FROM buckets AS b
     JOIN events AS e
         ON e.pk = b.pk AND e.bucket = b.bucket
     WHERE e.sort_pos BETWEEN b.min_position AND b.max_position
     GROUP BY b.page_no
     UNION ALL
-    SELECT w.page_no, count(*) AS n, max(e.first_at, 4) AS latest
+    SELECT w.page_no, count(*) AS n, max(e.first_at) AS latest
     FROM wide AS w
     JOIN rc_known_events AS e
         ON e.pk = w.pk
     WHERE e.sort_pos BETWEEN w.min_position AND w.max_position
     GROUP BY w.page_no
 ),
-crowded_at AS (
-    -- the few pages with four or more known events beyond their count: the
-    -- event_count-th to become known, counted out exactly
-    SELECT c.page_no, list_max(min(e.first_at, c.event_count)) AS complete_at
-    FROM page AS c
-    JOIN inside AS i ON i.page_no = c.page_no AND i.n - c.event_count >= 4
+crowded AS (
+    -- the few pages with more known events in range than their count
+    SELECT page.pk, page.page_no, page.event_count
+    FROM page
+    JOIN inside USING (page_no)
+    WHERE inside.n > page.event_count
+),
+crowded_in AS (
+    -- their known events in range, found as above (bucket or partition)
+    SELECT b.page_no, e.first_at
+    FROM buckets AS b
+    SEMI JOIN crowded AS c ON c.page_no = b.page_no
+    JOIN (
+        SELECT e.pk, e.sort_pos, e.first_at,
+               rc_bucket(e.sort_pos, geometry.base, geometry.width) AS bucket
+        FROM rc_known_events AS e
+        JOIN geometry USING (pk)
+        SEMI JOIN crowded AS c ON c.pk = e.pk
+        WHERE rc_num(e.sort_pos) >= geometry.base
+    ) AS e
+        ON e.pk = b.pk AND e.bucket = b.bucket
+    WHERE e.sort_pos BETWEEN b.min_position AND b.max_position
+    UNION ALL
+    SELECT w.page_no, e.first_at
+    FROM wide AS w
+    SEMI JOIN crowded AS c ON c.page_no = w.page_no
     JOIN rc_known_events AS e
-        ON e.pk = c.pk AND e.sort_pos BETWEEN c.min_position AND c.max_position
-    GROUP BY c.page_no
+        ON e.pk = w.pk
+    WHERE e.sort_pos BETWEEN w.min_position AND w.max_position
+),
+crowded_at AS (
+    -- the event_count-th to become known, counted out exactly
+    SELECT c.page_no, list_max(min(i.first_at, c.event_count)) AS complete_at
+    FROM crowded AS c
+    JOIN crowded_in AS i USING (page_no)
+    GROUP BY c.page_no, c.event_count
 )
 SELECT
     page.pk,
@@ -89,11 +117,11 @@ SELECT
     coalesce(inside.n, 0) AS in_range,
     coalesce(inside.n, 0) < page.event_count AS incomplete,
     -- when the event_count-th event in range became known: the page's range is
-    -- complete from then on (NULL while fewer are known). With e events beyond the
-    -- count it is the (e + 1)-th latest; `latest` holds the four latest, descending.
+    -- complete from then on (NULL while fewer are known). With exactly event_count
+    -- events in range it is when the latest became known.
     CASE
         WHEN coalesce(inside.n, 0) < page.event_count THEN NULL
-        WHEN inside.n - page.event_count < 4 THEN inside.latest[inside.n - page.event_count + 1]
+        WHEN inside.n = page.event_count THEN inside.latest
         ELSE crowded_at.complete_at
     END AS complete_at,
     own.n_receipts,
