@@ -6,6 +6,8 @@ move a frontier."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 import duckdb
 import pytest
 from hypothesis import given, settings
@@ -17,8 +19,11 @@ from tests.conftest import examples
 
 GROUPS = ["", "a", "b"]
 Interval = tuple[str, int, int, tuple[int, int]]
-# value, then the inclusive mark: CERT orders by both
-values = st.tuples(st.integers(-5, 5), st.integers(0, 1))
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+# value, then the inclusive mark: CERT orders by both; the ends of int64 among them
+# (the tree compares certificates by a key, rc_cert_key, that must hold them)
+ENDS = [INT64_MIN, INT64_MIN + 1, -1, 0, 1, INT64_MAX - 1, INT64_MAX]
+values = st.tuples(st.integers(-5, 5) | st.sampled_from(ENDS), st.integers(0, 1))
 # lengths near a power of two far out, where a float's log2 rounds up
 FAR = [2**49 - 1, 2**49 + 4, 2**50 + 4, 2**55 + 4, 2**61 + 4, 2**62 - 1]
 near = st.integers(0, 70) | st.sampled_from([0, 1, 63, 64, 65, 127, 128, 129, 1023])
@@ -39,6 +44,7 @@ def _tree(
     con = duckdb.connect()
     # a tree gone wrong fails here, rather than spilling without end
     con.execute("SET memory_limit = '1GB'; SET max_temp_directory_size = '256MB'")
+    con.execute(load("macros_int64"))
     con.execute(
         "CREATE TABLE intervals (grp VARCHAR, lo BIGINT, hi BIGINT, v STRUCT(v BIGINT, i INTEGER))"
     )
@@ -99,3 +105,57 @@ def test_an_interval_just_short_of_a_power_of_two_keeps_its_start() -> None:
 def test_an_interval_of_two_to_the_62_points_is_refused() -> None:
     with pytest.raises(duckdb.Error, match="2\\^62 points"):
         _tree([("", 0, 2**62 + 5, (1, 0))], [("", 3)])
+
+
+def _keys(flavour: str, certs: list[tuple[object, int] | None]) -> list[tuple[object, object]]:
+    """Each certificate's key (rc_cert_key) and the certificate made from it again
+    (rc_key_cert), in the engine's macros of ``flavour``."""
+    con = duckdb.connect()
+    con.execute(load(f"macros_{flavour}"))
+    coord = "BIGINT" if flavour == "int64" else "TIMESTAMP_NS"
+    con.execute(f"CREATE TABLE c (n INTEGER, cert STRUCT(v {coord}, i INTEGER))")
+    for n, cert in enumerate(certs):
+        if cert is None:
+            con.execute("INSERT INTO c VALUES (?, NULL)", [n])
+        else:
+            con.execute(f"INSERT INTO c VALUES (?, {{'v': CAST(? AS {coord}), 'i': ?}})", [n, *cert])
+    rows = con.execute(
+        "SELECT rc_cert_key(cert), rc_key_cert(rc_cert_key(cert)) FROM c ORDER BY n"
+    ).fetchall()
+    return [(key, None if back is None else (back["v"], back["i"])) for key, back in rows]
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(st.lists(st.none() | values, min_size=1, max_size=12))
+def test_certificate_keys_sort_as_certificates_and_come_back(
+    certs: list[tuple[int, int] | None],
+) -> None:
+    keyed = _keys("int64", certs)
+    assert [back for _, back in keyed] == certs
+    present = [(cert, key) for cert, (key, _) in zip(certs, keyed, strict=True) if cert is not None]
+    assert all(key is None for cert, (key, _) in zip(certs, keyed, strict=True) if cert is None)
+    assert sorted(present, key=lambda p: p[0]) == sorted(present, key=lambda p: p[1])
+
+
+EPOCH = datetime(1970, 1, 1)
+# the engine's times: int64 nanoseconds, 1677-09-21 to 2262-04-11; Python's datetime
+# holds microseconds, so the nanoseconds are in the table's own cast from text
+TIMES = [EPOCH + timedelta(microseconds=m) for m in (-(2**62) // 1000, -1, 0, 1, 2**62 // 1000)]
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(
+    st.lists(
+        st.none() | st.tuples(st.sampled_from(TIMES) | st.datetimes(EPOCH, datetime(2200, 1, 1)),
+                              st.integers(0, 1)),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_timestamp_certificate_keys_sort_as_certificates_and_come_back(
+    certs: list[tuple[datetime, int] | None],
+) -> None:
+    keyed = _keys("timestamp", certs)
+    assert [back for _, back in keyed] == certs
+    present = [(cert, key) for cert, (key, _) in zip(certs, keyed, strict=True) if cert is not None]
+    assert sorted(present, key=lambda p: p[0]) == sorted(present, key=lambda p: p[1])

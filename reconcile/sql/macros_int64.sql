@@ -12,3 +12,14 @@ CREATE OR REPLACE TEMP MACRO rc_succ(v) AS CAST(v AS HUGEINT) + 1;
 -- an optional '-' and decimal digits, nothing else.
 CREATE OR REPLACE TEMP MACRO rc_token_value(token) AS
     CASE WHEN regexp_full_match(token, '-?[0-9]+') THEN TRY_CAST(token AS BIGINT) END;
+-- rc_cert_key / rc_key_cert: a certificate as one HUGEINT that sorts as the struct
+-- does (v first, then i), and back: the segment trees take minima of these keys, a
+-- native comparison, where a struct's minimum builds a sort key for every row. A key
+-- read back from Arrow is a DECIMAL(38, 0): rc_key_cert casts it to HUGEINT first.
+CREATE OR REPLACE TEMP MACRO rc_cert_key(c) AS CAST(c.v AS HUGEINT) * 2 + c.i;
+CREATE OR REPLACE TEMP MACRO rc_key_cert_exact(k) AS
+    CASE WHEN k IS NOT NULL THEN {
+        'v': CAST((k - ((k % 2) + 2) % 2) // 2 AS BIGINT),
+        'i': CAST(((k % 2) + 2) % 2 AS INTEGER)
+    } END;
+CREATE OR REPLACE TEMP MACRO rc_key_cert(k) AS rc_key_cert_exact(CAST(k AS HUGEINT));

@@ -23,9 +23,9 @@ def segment_tree_minimum(name: str, intervals: str, points: str) -> tuple[Step, 
             "tree/nodes",
             table(
                 nodes,
-                "grp VARCHAR, k BIGINT, block BIGINT, v CERT",
-                "the tree's nodes: the least value over each block of 2^k points"
-                " covered whole by an interval",
+                "grp VARCHAR, k BIGINT, block BIGINT, v HUGEINT",
+                "the tree's nodes: the least value (its key, rc_cert_key) over each block"
+                " of 2^k points covered whole by an interval",
                 transient=True,
             ),
             reads=(intervals,),

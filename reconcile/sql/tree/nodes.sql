@@ -10,11 +10,13 @@
 -- Then each block is split into its canonical nodes: at level k, blocks of 2^k
 -- indices lying inside [lo, hi) whose parent block does not; at most two per level.
 -- The least value over the nodes on a point's path (tree/query) is the least over
--- the blocks covering it, so the least over the intervals covering it.
+-- the blocks covering it, so the least over the intervals covering it. Values are
+-- kept as their keys (rc_cert_key: one HUGEINT in certificate order), whose minimum
+-- is a native comparison; tree/query turns the least back into a certificate.
 -- A template: rc_tree_in is bound per tree (segment_tree_minimum in
 -- reconcile/engine/steps/tree.py).
 WITH guessed AS (
-    SELECT grp, lo, hi, v, least(CAST(floor(log2(hi - lo)) AS BIGINT), 61) AS k0
+    SELECT grp, lo, hi, rc_cert_key(v) AS v, least(CAST(floor(log2(hi - lo)) AS BIGINT), 61) AS k0
     FROM rc_tree_in
     WHERE hi > lo
 ),

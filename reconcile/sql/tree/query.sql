@@ -3,7 +3,7 @@
 -- down: every block of every level, from the highest level with a node to the
 -- leaves, takes the least of its parent's value and its own node's. That is about
 -- two rows per point in all, where looking up each point's path costs a row per
--- level.
+-- level. The nodes hold keys (rc_cert_key); the least is made a certificate again.
 -- A template: rc_tree_nodes and rc_tree_points are bound per tree (segment_tree_minimum in
 -- reconcile/engine/steps/tree.py).
 WITH RECURSIVE
@@ -32,6 +32,6 @@ down(grp, k, block, v) AS (
     LEFT JOIN rc_tree_nodes AS n ON n.grp = c.grp AND n.k = c.k AND n.block = c.block
     WHERE c.block BETWEEN s.lo >> c.k AND s.hi >> c.k
 )
-SELECT p.grp, p.idx, d.v
+SELECT p.grp, p.idx, rc_key_cert(d.v) AS v
 FROM rc_tree_points AS p
 JOIN down AS d ON d.grp = p.grp AND d.k = 0 AND d.block = p.idx
