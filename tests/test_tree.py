@@ -118,7 +118,8 @@ def _keys(flavour: str, certs: list[tuple[object, int] | None]) -> list[tuple[ob
         if cert is None:
             con.execute("INSERT INTO c VALUES (?, NULL)", [n])
         else:
-            con.execute(f"INSERT INTO c VALUES (?, {{'v': CAST(? AS {coord}), 'i': ?}})", [n, *cert])
+            row = f"(?, {{'v': CAST(? AS {coord}), 'i': ?}})"
+            con.execute(f"INSERT INTO c VALUES {row}", [n, *cert])
     rows = con.execute(
         "SELECT rc_cert_key(cert), rc_key_cert(rc_cert_key(cert)) FROM c ORDER BY n"
     ).fetchall()
@@ -146,8 +147,10 @@ TIMES = [EPOCH + timedelta(microseconds=m) for m in (-(2**62) // 1000, -1, 0, 1,
 @settings(max_examples=examples(30), deadline=None)
 @given(
     st.lists(
-        st.none() | st.tuples(st.sampled_from(TIMES) | st.datetimes(EPOCH, datetime(2200, 1, 1)),
-                              st.integers(0, 1)),
+        st.none()
+        | st.tuples(
+            st.sampled_from(TIMES) | st.datetimes(EPOCH, datetime(2200, 1, 1)), st.integers(0, 1)
+        ),
         min_size=1,
         max_size=12,
     )
