@@ -14,6 +14,7 @@ import pytest
 from reconcile.cli import main
 from reconcile.readers import read_dlt
 from reconcile.readers.detect import detect_source
+from tests.conftest import fast_tier
 from tests.logsets import FRAMEWORK_EXAMPLES
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -37,7 +38,7 @@ def test_the_bundled_example_reports_what_its_truth_says(name: str, tmp_path: Pa
     assert set(got) == expected
 
 
-@pytest.mark.parametrize("name", sorted(FRAMEWORK_EXAMPLES))
+@pytest.mark.parametrize("name", fast_tier(sorted(FRAMEWORK_EXAMPLES), keep=["dlt"]))
 def test_an_audit_without_source_reads_it_with_the_reader_it_detects(
     name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -20,6 +20,7 @@ from reconcile.audit import audit
 from reconcile.cli import main
 from reconcile.validate import validate_logset
 from reconcile_schemas.names import CAS_COLUMNS
+from tests.conftest import fast_tier
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 CAS_RULES = {"cas_chain_broken", "stale_owner_won", "mixed_checkpoint"}
@@ -58,7 +59,9 @@ def _pair(tmp_path: Path, name: str) -> tuple[Path, Path]:
     return with_cas, without
 
 
-@pytest.mark.parametrize("name", ["example", "stuck", "clean", "timestamps"])
+@pytest.mark.parametrize(
+    "name", fast_tier(["example", "stuck", "clean", "timestamps"], keep=["example"])
+)
 def test_writes_without_cas_audit_as_their_won_chain(tmp_path: Path, name: str) -> None:
     """Dropping the four columns from a log of won writes ranked in time changes no
     watermark, frontier or history, and no finding but those of the rules that need

@@ -325,6 +325,7 @@ def test_a_frontier_reads_the_same_in_every_output_for_people(
     assert "complete through ≤ 10,377 in epoch 1" in page
 
 
+@pytest.mark.slow  # a whole report written and read (2 s): outside the fast tier
 def test_where_a_frontier_is_a_vector_the_chart_says_so(tmp_path: Path) -> None:
     """faults: the frontiers are vectors at T, so their lines stop; the chart says
     from when, per basis, and the frontiers and partitions are drawn in colours the
@@ -366,6 +367,7 @@ def test_a_scalar_says_why_it_is_one_value(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow  # a whole report written and read (2 s): outside the fast tier
 def test_past_stalls_and_lags_are_marked_on_the_chart(tmp_path: Path) -> None:
     """stuck: p0001 stalled 30 minutes (its stalled_partition finding) and, at T,
     the claimed frontier stands above the proven one: a band and a strip say so."""
@@ -396,6 +398,7 @@ def test_past_stalls_and_lags_are_marked_on_the_chart(tmp_path: Path) -> None:
     assert 'class="stall"' not in plain and 'class="stall-note"' not in plain
 
 
+@pytest.mark.slow  # a whole report written and read (2 s): outside the fast tier
 def test_a_mapped_log_set_s_report_uses_the_user_s_names(tmp_path: Path) -> None:
     """foreign: findings' keys in the user's words (its mapping reads attempt_id
     from 'run'), and a table of the mapping's renames."""
@@ -428,6 +431,7 @@ def test_a_vector_from_unproven_membership_names_the_partition(tmp_path: Path) -
     assert f"Lacking its proof: {', '.join(names)}." in text
 
 
+@pytest.mark.slow  # a whole report written and read (2 s): outside the fast tier
 def test_the_chart_says_how_many_partitions_it_draws(tmp_path: Path) -> None:
     out = tmp_path / "faults"
     main(["audit", str(DATA / "faults"), "--out", str(out)])

@@ -285,11 +285,14 @@ def _singer_state(value: int) -> dict[str, Any]:
     "stored",
     [
         {"singer_state": _singer_state(3)},
-        {
-            "completed": {"singer_state": _singer_state(1)},
-            "partial": {"singer_state": _singer_state(3)},
-        },
-        _singer_state(3),
+        pytest.param(
+            {
+                "completed": {"singer_state": _singer_state(1)},
+                "partial": {"singer_state": _singer_state(3)},
+            },
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(_singer_state(3), marks=pytest.mark.slow),
     ],
 )  # fmt: skip
 def test_meltanos_stored_state_is_the_last_write(tmp_path: Path, stored: dict[str, Any]) -> None:
