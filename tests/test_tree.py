@@ -7,6 +7,7 @@ move a frontier."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 import duckdb
 import pytest
@@ -107,9 +108,10 @@ def test_an_interval_of_two_to_the_62_points_is_refused() -> None:
         _tree([("", 0, 2**62 + 5, (1, 0))], [("", 3)])
 
 
-def _keys(flavour: str, certs: list[tuple[object, int] | None]) -> list[tuple[object, object]]:
-    """Each certificate's key (rc_cert_key) and the certificate made from it again
-    (rc_key_cert), in the engine's macros of ``flavour``."""
+def _check_keys(flavour: str, certs: list[Any]) -> None:
+    """Each certificate's key (rc_cert_key, in the engine's macros of ``flavour``) is
+    null exactly for a null certificate, keys sort as their certificates do, and the
+    certificate made from a key again (rc_key_cert) is the certificate."""
     con = duckdb.connect()
     con.execute(load(f"macros_{flavour}"))
     coord = "BIGINT" if flavour == "int64" else "TIMESTAMP_NS"
@@ -123,7 +125,10 @@ def _keys(flavour: str, certs: list[tuple[object, int] | None]) -> list[tuple[ob
     rows = con.execute(
         "SELECT rc_cert_key(cert), rc_key_cert(rc_cert_key(cert)) FROM c ORDER BY n"
     ).fetchall()
-    return [(key, None if back is None else (back["v"], back["i"])) for key, back in rows]
+    assert [None if back is None else (back["v"], back["i"]) for _, back in rows] == certs
+    assert [key is None for key, _ in rows] == [cert is None for cert in certs]
+    present = [(cert, key) for cert, (key, _) in zip(certs, rows, strict=True) if cert is not None]
+    assert sorted(present, key=lambda p: p[0]) == sorted(present, key=lambda p: p[1])
 
 
 @settings(max_examples=examples(30), deadline=None)
@@ -131,16 +136,12 @@ def _keys(flavour: str, certs: list[tuple[object, int] | None]) -> list[tuple[ob
 def test_certificate_keys_sort_as_certificates_and_come_back(
     certs: list[tuple[int, int] | None],
 ) -> None:
-    keyed = _keys("int64", certs)
-    assert [back for _, back in keyed] == certs
-    present = [(cert, key) for cert, (key, _) in zip(certs, keyed, strict=True) if cert is not None]
-    assert all(key is None for cert, (key, _) in zip(certs, keyed, strict=True) if cert is None)
-    assert sorted(present, key=lambda p: p[0]) == sorted(present, key=lambda p: p[1])
+    _check_keys("int64", certs)
 
 
 EPOCH = datetime(1970, 1, 1)
-# the engine's times: int64 nanoseconds, 1677-09-21 to 2262-04-11; Python's datetime
-# holds microseconds, so the nanoseconds are in the table's own cast from text
+# the engine's times are int64 nanoseconds (1677-09-21 to 2262-04-11); these lie
+# inside, far on either side of the epoch (Python's datetime holds microseconds)
 TIMES = [EPOCH + timedelta(microseconds=m) for m in (-(2**62) // 1000, -1, 0, 1, 2**62 // 1000)]
 
 
@@ -158,7 +159,4 @@ TIMES = [EPOCH + timedelta(microseconds=m) for m in (-(2**62) // 1000, -1, 0, 1,
 def test_timestamp_certificate_keys_sort_as_certificates_and_come_back(
     certs: list[tuple[datetime, int] | None],
 ) -> None:
-    keyed = _keys("timestamp", certs)
-    assert [back for _, back in keyed] == certs
-    present = [(cert, key) for cert, (key, _) in zip(certs, keyed, strict=True) if cert is not None]
-    assert sorted(present, key=lambda p: p[0]) == sorted(present, key=lambda p: p[1])
+    _check_keys("timestamp", certs)
