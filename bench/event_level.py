@@ -59,6 +59,10 @@ AGGREGATE_CASE = f"""hash(scope_id, partition_id) AS pk, event_id, min(position)
     CAST(bit_or({BITS})
          | CASE WHEN count(CASE WHEN {DURABLE} THEN 1 END) > 1 THEN 16 ELSE 0 END
          | CASE WHEN min(position) <> max(position) THEN 32 ELSE 0 END AS UTINYINT) AS flags"""
+AGGREGATE_HASHED = AGGREGATE.replace(
+    "event_id,", "any_value(event_id) AS event_id, min(hash(event_id || '#')) AS h_lo,"
+    " max(hash(event_id || '#')) AS h_hi,", 1
+)
 SETTLED = """hash(scope_id, partition_id) AS pk, event_id, position AS sort_pos,
     recorded_at AS first_at, recorded_at AS durable_at, CAST(1 AS UTINYINT) AS flags"""
 KEY = "hash(scope_id, partition_id, event_id)"
@@ -74,6 +78,10 @@ def variants(where: str) -> dict[str, str]:
             GROUP BY hash(scope_id, partition_id), event_id""",
         "agg_case": f"""CREATE TEMP TABLE out AS SELECT {AGGREGATE_CASE} FROM receipts
             WHERE {where} GROUP BY hash(scope_id, partition_id), event_id""",
+        "groups_hashed": f"""SELECT count(*) FROM (SELECT hash(scope_id, partition_id),
+            hash(event_id) FROM receipts WHERE {where} GROUP BY ALL)""",
+        "agg_hashed": f"""CREATE TEMP TABLE out AS SELECT {AGGREGATE_HASHED} FROM receipts
+            WHERE {where} GROUP BY hash(scope_id, partition_id), hash(event_id)""",
         "agg_two": f"""CREATE TEMP TABLE out AS SELECT hash(scope_id, partition_id) AS pk, event_id,
             min(position) AS sort_pos, min(recorded_at) AS first_at FROM receipts
             WHERE {where} GROUP BY hash(scope_id, partition_id), event_id""",

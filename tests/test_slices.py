@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -96,21 +97,33 @@ def test_slices_change_nothing_on_random_log_sets(case: dict[str, Any], cut: int
 
 @pytest.mark.slow
 def test_sliced_page_receipts_equal_the_whole(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each page's receipts (rc_page_receipts) in slices equal those made in one piece.
-    In one piece, the slice holds data/faults' mutated event and every page is counted
-    from receipts; in slices, the pages of slices without it come from the page pass:
-    a page pass that differs from the count shows here (the pages' own_min_pos, for
-    one, never reaches an output)."""
+    """Each page's receipts (rc_page_receipts) in slices equal those made in one piece,
+    and so does each page's status (rc_page_status; the event a block names only for
+    incomplete pages: tests/test_page_blocks.py). In one piece, the slice holds
+    data/faults' mutated event and every page is counted from receipts, its last event
+    named; in slices, the pages of slices without it come from the page pass: a page
+    pass that differs from the count shows here (the pages' own_min_pos, for one,
+    never reaches an output)."""
     order = ["scope_id", "partition_id", "page_id"]
     with open_logset(DATA / "faults") as logset, Analysis(logset) as whole_analysis:
         whole = whole_analysis.read("rc_page_receipts").sort(order)
+        whole_status = whole_analysis.read("rc_page_status").sort(order)
         mutated = whole_analysis.read("rc_mutated")
     assert mutated.height > 0
+    assert whole["last_event_id"].null_count() == 0
     slice_small(monkeypatch)
     with open_logset(DATA / "faults") as logset, Analysis(logset) as sliced_analysis:
         sliced = sliced_analysis.read("rc_page_receipts").sort(order)
+        sliced_status = sliced_analysis.read("rc_page_status").sort(order)
         assert len([q for q, _ in sliced_analysis.timings if q == "watermarks/slice"]) > 1
-    assert sliced.equals(whole)
+    # only the slice that holds the mutated event names the pages' last events
+    assert 0 < sliced["last_event_id"].null_count() < sliced.height
+    assert sliced.drop("last_event_id").equals(whole.drop("last_event_id"))
+    incomplete = pl.col("incomplete")
+    assert sliced_status.drop("block").equals(whole_status.drop("block"))
+    assert sliced_status.filter(incomplete).equals(whole_status.filter(incomplete))
+    block_positions = pl.col("block").struct.field("p")
+    assert sliced_status.select(block_positions).equals(whole_status.select(block_positions))
 
 
 @pytest.mark.parametrize(

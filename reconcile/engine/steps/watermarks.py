@@ -84,16 +84,12 @@ RECEIPT_FAULTS = Step(
     reads=("receipts",),
 )
 
-_PAGE_RECEIPTS_COLUMNS = (
-    "scope_id VARCHAR, partition_id VARCHAR, page_id VARCHAR, n_receipts BIGINT,"
-    " first_at TIMESTAMP_NS, last_at TIMESTAMP_NS, last_event EVENT, own_min_pos COORD"
-)
-
 PAGE_PASS = Step(
     "watermarks/page_pass",
     table(
         "rc_page_pass",
-        _PAGE_RECEIPTS_COLUMNS,
+        "scope_id VARCHAR, partition_id VARCHAR, page_id VARCHAR, n_receipts BIGINT,"
+        " first_at TIMESTAMP_NS, last_at TIMESTAMP_NS, last_pos COORD, own_min_pos COORD",
         "one row per page with receipts at T, every receipt at its own position: the"
         " pages' receipts in one pass, before the event level's slices",
     ),
@@ -220,8 +216,11 @@ EVENT_LEVEL = Sliced(
             "watermarks/page_receipts",
             table(
                 "rc_page_receipts",
-                _PAGE_RECEIPTS_COLUMNS,
-                "one row per page with receipts at T: when they came, its last event",
+                "scope_id VARCHAR, partition_id VARCHAR, page_id VARCHAR, n_receipts BIGINT,"
+                " first_at TIMESTAMP_NS, last_at TIMESTAMP_NS, last_pos COORD,"
+                " last_event_id VARCHAR, own_min_pos COORD",
+                "one row per page with receipts at T: when they came, its last event's"
+                " position (and event_id where the slice holds a mutated event)",
             ),
             reads=("rc_page_pass", "receipts", "rc_mutated", "rc_slice"),
             params=("slice_first", "slice_last"),
@@ -236,9 +235,18 @@ EVENT_LEVEL = Sliced(
                 " incomplete BOOLEAN, complete_at TIMESTAMP_NS, n_receipts BIGINT,"
                 " first_at TIMESTAMP_NS, last_at TIMESTAMP_NS, own_min_pos COORD, block BLOCK",
                 "one row per non-empty page fetched by T of a receipts-evidence partition:"
-                " whether it is incomplete and where it blocks (§4.7)",
+                " whether it is incomplete and where it blocks (§4.7; the block's event is"
+                " named for incomplete pages only)",
             ),
-            reads=("pages", "rc_partitions", "rc_slice", "rc_known_events", "rc_page_receipts"),
+            reads=(
+                "pages",
+                "rc_partitions",
+                "rc_slice",
+                "rc_known_events",
+                "rc_page_receipts",
+                "receipts",
+            ),
+            params=("slice_first", "slice_last"),
         ),
         Step(
             "watermarks/event_summary",
