@@ -13,6 +13,10 @@ can change and this record still says what each formulation costs:
 * ``scan``: read the columns the event aggregate reads, and nothing more;
 * ``groups``: the distinct (partition, event) pairs, counted (DuckDB drops the
   aggregates a count does not read: this is grouping alone);
+* ``groups_hashed``: the same with each event_id's 64-bit hash in its place;
+* ``agg_hashed``: the event aggregate grouped by that hash, each group keeping an
+  event_id and the least and greatest of a second hash (a collision shows as two):
+  what a fixed-width key would save;
 * ``agg_table``: the event aggregate as ``receipt_events`` made it before issue 20's
   second pass: every event grouped, into a table;
 * ``agg_case``: the same aggregate with ``CASE`` in place of its ``FILTER`` clauses;
@@ -60,8 +64,10 @@ AGGREGATE_CASE = f"""hash(scope_id, partition_id) AS pk, event_id, min(position)
          | CASE WHEN count(CASE WHEN {DURABLE} THEN 1 END) > 1 THEN 16 ELSE 0 END
          | CASE WHEN min(position) <> max(position) THEN 32 ELSE 0 END AS UTINYINT) AS flags"""
 AGGREGATE_HASHED = AGGREGATE.replace(
-    "event_id,", "any_value(event_id) AS event_id, min(hash(event_id || '#')) AS h_lo,"
-    " max(hash(event_id || '#')) AS h_hi,", 1
+    "event_id,",
+    "any_value(event_id) AS event_id, min(hash(event_id || '#')) AS h_lo,"
+    " max(hash(event_id || '#')) AS h_hi,",
+    1,
 )
 SETTLED = """hash(scope_id, partition_id) AS pk, event_id, position AS sort_pos,
     recorded_at AS first_at, recorded_at AS durable_at, CAST(1 AS UTINYINT) AS flags"""
