@@ -394,3 +394,41 @@ def test_the_history_never_proves_more_than_the_frontier_as_of_its_instant(
             now["frontier_inclusive"],
         ), row["at"]
     assert (rows[0]["frontier"], rows[0]["frontier_inclusive"]) == (9, True)
+
+
+@pytest.mark.parametrize(
+    ("first_stable", "expected"),
+    [
+        # proven ineligible by its first receipt: e1 never blocks
+        (True, [(2, 2)]),
+        # its first receipt leaves it open (eligibility not stable): e1 blocks until
+        # the receipt that proves it ineligible, at 3 s: the frontier stays at 0 (where
+        # it was at 0 s, the page's events not yet known) until the write at 4 s
+        (False, [(4, 2)]),
+    ],
+)
+def test_an_ineligible_event_blocks_until_proven_ineligible(
+    tmp_path: Path, first_stable: bool, expected: list[tuple[float, int]]
+) -> None:
+    """e1 and e2 on one page; e2 committed at 1 s, e1 found ineligible at 1 s and
+    again, with eligibility_stable, at 3 s; checkpoints written at 0, 2 and 4 s. The
+    proven frontier passes e1 from its first receipt only where that receipt proves
+    it ineligible (§4.3)."""
+    tables = {
+        "checkpoints": [
+            checkpoint("p0", 1, None, written=0),
+            checkpoint("p0", 2, None, written=2),
+            checkpoint("p0", 3, None, written=4),
+        ],
+        "pages": [page("g1", 0, 2, 1, 2, finality_through=2, finality_inclusive=True)],
+        "receipts": [
+            receipt("e2", 2, recorded=1, page_id="g1"),
+            receipt(
+                "e1", 1, "ineligible", recorded=1, page_id="g1", eligibility_stable=first_stable
+            ),
+            receipt("e1", 1, "ineligible", recorded=3, page_id="g1", eligibility_stable=True),
+        ],
+    }
+    rows = history(tmp_path, tables, "proven")
+    got = [(r["at"], r["frontier"]) for r in rows if r["at"] > at(0).replace(tzinfo=None)]
+    assert got == [(at(t).replace(tzinfo=None), f) for t, f in expected]

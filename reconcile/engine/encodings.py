@@ -24,7 +24,8 @@ them out; :func:`resolve` turns a declared type into DuckDB's spelling for a log
 * ``FLAGS`` (``UTINYINT``): what an event's receipts counted at T say, as bits
   (macro ``rc_outcome_bits``): 1 a durable outcome, 2 a failed one, 4 an ineligible
   one, 8 an ineligible one with ``eligibility_stable``, 16 two durable receipts or
-  more, 32 seen at two positions or more.
+  more, 32 seen at two positions or more, 64 an ineligible one without
+  ``eligibility_stable``.
 * ``PK`` (``UBIGINT``): a partition's key, ``hash(scope_id, partition_id)`` (macro
   ``rc_pk``), checked unique per log set (guard ``partition_keys``), so that the
   event-level tables carry one integer, not two strings.

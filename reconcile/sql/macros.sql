@@ -38,13 +38,13 @@ CREATE OR REPLACE TEMP MACRO rc_floor_div(a, b) AS a // b - CASE WHEN a % b < 0 
 -- What an event's receipts counted at T say, as bits (rc_receipt_events.flags):
 -- 1 a durable outcome, 2 a failed one, 4 an ineligible one, 8 an ineligible one
 -- with eligibility_stable, 16 two durable receipts or more (replayed), 32 seen at
--- two positions or more.
+-- two positions or more, 64 an ineligible one without eligibility_stable.
 CREATE OR REPLACE TEMP MACRO rc_outcome_bits(outcome, stable) AS
     CASE outcome
         WHEN 'committed' THEN 1
         WHEN 'dead_lettered' THEN 1
         WHEN 'failed' THEN 2
-        WHEN 'ineligible' THEN CASE WHEN stable THEN 12 ELSE 4 END
+        WHEN 'ineligible' THEN CASE WHEN stable THEN 12 ELSE 68 END
         ELSE 0
     END;
 CREATE OR REPLACE TEMP MACRO rc_bit(flags, bit) AS (coalesce(flags, 0) & bit) <> 0;
@@ -78,6 +78,12 @@ CREATE OR REPLACE TEMP MACRO rc_event_reason(mutated, in_snapshot, snap_eligible
 CREATE OR REPLACE TEMP MACRO rc_simple_wait(mutated, in_snapshot, snap_eligible, always_visible, flags, durable_at) AS
     NOT mutated AND (coalesce(flags, 0) & 6) = 0 AND durable_at IS NOT NULL
     AND (NOT in_snapshot OR (snap_eligible IS TRUE AND NOT always_visible));
+-- An event known from its receipts alone, at one position, whose every receipt is
+-- durable or ineligible with eligibility_stable, one of them ineligible: its first
+-- receipt made it passable, and none after undid that (no failed one, no ineligible
+-- one without eligibility_stable), so it never blocks (§4.3).
+CREATE OR REPLACE TEMP MACRO rc_settled_ineligible(mutated, in_snapshot, flags) AS
+    NOT in_snapshot AND NOT mutated AND (coalesce(flags, 0) & 74) = 8;
 -- A snapshot event that never blocks: at one position, not visible from the start,
 -- proven ineligible by every visible row, and with no receipt before it became
 -- visible. Not known before visible_at; known after, and passable (§4.3).
