@@ -79,9 +79,10 @@ RECEIPT_FAULTS = Step(
         "rc_receipt_faults",
         "pk PK, event_id VARCHAR, failed_at TIMESTAMP_NS, ineligible_at TIMESTAMP_NS,"
         " stable_at TIMESTAMP_NS",
-        "one row per event with a failed or ineligible receipt at T: when the first came",
+        "one row per event of rc_open_events with a failed or ineligible receipt at T:"
+        " when the first came",
     ),
-    reads=("receipts",),
+    reads=("receipts", "rc_open_events"),
 )
 
 PAGE_PASS = Step(
@@ -375,9 +376,9 @@ STEPS: tuple[Producer, ...] = (
     PARTITION_SCOPES,
     SCOPES,
     PARTITIONS,
-    RECEIPT_FAULTS,
     PAGE_PASS,
     EVENT_LEVEL,
+    RECEIPT_FAULTS,
     COUNTING_PAGES,
     PROVIDER,
     CLAIMS,

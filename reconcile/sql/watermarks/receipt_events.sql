@@ -2,7 +2,7 @@
 -- event of the log set, kept lean on purpose (fixed-size states, one integer for the
 -- partition): its lowest position, first receipt, first durable receipt, and what
 -- its receipts say as bits (rc_outcome_bits). When failed and ineligible receipts
--- came is in rc_receipt_faults, for the few events that have any. The events of
+-- came is in rc_receipt_faults, for the open events that have any. The events of
 -- the slice of partitions in rc_slice only: a slice is a range of partition_id,
 -- from $slice_first to $slice_last, a filter the scan applies itself.
 SELECT
