@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import polars as pl
 import pyarrow as pa
 import pytest
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from reconcile import Analysis, open_logset
 from reconcile.engine.plan import plan
 from reconcile.engine.registry import OUTPUTS, PARTITION_ONLY, PARTITION_PHASE, REGISTRY
+from reconcile.sql import load
 from reconcile_schemas import TABLES
 from tests.conftest import examples
 from tests.logsets import checkpoint, page, receipt, write_logset
@@ -120,6 +122,85 @@ def test_the_contending_pages_can_be_read_alone(tmp_path: Path) -> None:
     with open_logset(path) as logset, Analysis(logset) as analysis:
         analysis.read("rc_receiving_windows")
         assert analysis.read("rc_contending_pages").height == 1
+
+
+# The choice itself, on drawn bounds and windows: a scope's bound per instant (rising,
+# falling, or missing: None), and windows [lo, hi) of pages with their least block.
+Window = tuple[str, str, int, int, int]
+scoped_bounds = st.lists(st.none() | st.integers(-3, 3), min_size=2, max_size=16)
+windows = st.lists(
+    st.tuples(
+        st.sampled_from(["s0", "s1"]),
+        st.sampled_from(["g1", "g2", "g3", "g4", "g5", "g6"]),
+        st.integers(0, 15),
+        st.integers(1, 8),
+        st.integers(-4, 4),
+    ).map(lambda w: (w[0], w[1], w[2], w[2] + w[3], w[4])),
+    max_size=20,
+)
+
+
+def _contending_reference(
+    given_bounds: dict[str, list[int | None]], given_windows: list[Window]
+) -> set[tuple[str, str]]:
+    """The pages with a window whose least block is at or below the greatest bound
+    over the window's instants, or whose instants have no bound."""
+    kept = set()
+    for scope, page_id, lo, hi, low in given_windows:
+        inside = [b for b in given_bounds[scope][lo:hi] if b is not None]
+        if not inside or low <= max(inside):
+            kept.add((scope, page_id))
+    return kept
+
+
+def _contending_query(
+    given_bounds: dict[str, list[int | None]], given_windows: list[Window]
+) -> set[tuple[str, str]]:
+    con = duckdb.connect()
+    con.execute(
+        "CREATE TABLE rc_bound_min (scope_id VARCHAR, idx BIGINT, v STRUCT(v BIGINT, i INTEGER))"
+    )
+    con.execute(
+        "CREATE TABLE rc_receiving_windows (scope_id VARCHAR, partition_id VARCHAR,"
+        " page_id VARCHAR, lo BIGINT, hi BIGINT, low STRUCT(v BIGINT, i INTEGER),"
+        " high STRUCT(v BIGINT, i INTEGER))"
+    )
+    # the drawn values are integers and fixed names: written as literals, one statement
+    bound_rows = [
+        f"('{scope}', {idx}, {{'v': {'NULL' if v is None else v}, 'i': 1}})"
+        for scope, values in given_bounds.items()
+        for idx, v in enumerate(values)
+    ]
+    con.execute(f"INSERT INTO rc_bound_min VALUES {', '.join(bound_rows)}")
+    window_rows = [
+        f"('{scope}', 'p', '{page_id}', {lo}, {hi}, {{'v': {low}, 'i': 0}}, NULL)"
+        for scope, page_id, lo, hi, low in given_windows
+    ]
+    if window_rows:
+        con.execute(f"INSERT INTO rc_receiving_windows VALUES {', '.join(window_rows)}")
+    rows = con.execute(f"SELECT scope_id, page_id FROM ({load('frontier/contending_pages')})")
+    found = rows.fetchall()
+    assert len(found) == len(set(found))
+    return set(found)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(first=scoped_bounds, second=scoped_bounds, drawn=windows)
+def test_the_contending_pages_are_those_a_window_maximum_keeps(
+    first: list[int | None], second: list[int | None], drawn: list[Window]
+) -> None:
+    """Where the bound falls inside a window its greatest value is not at the window's
+    end: the query must find it all the same (and where it only rises, it is there)."""
+    given_bounds = {"s0": first, "s1": second}
+    assert _contending_query(given_bounds, drawn) == _contending_reference(given_bounds, drawn)
+
+
+def test_a_bound_that_falls_inside_a_window_keeps_the_page() -> None:
+    """The bound is 5 at instant 1 and 0 at instants 2 and 3: a page whose window spans
+    them, its least block 4, can hold the frontier at instant 1."""
+    given_bounds: dict[str, list[int | None]] = {"s0": [0, 5, 0, 0], "s1": []}
+    assert _contending_query(given_bounds, [("s0", "g1", 0, 4, 4)]) == {("s0", "g1")}
+    assert _contending_query(given_bounds, [("s0", "g1", 2, 4, 4)]) == set()
 
 
 def _producers(**where: Any) -> dict[str, str]:
