@@ -81,6 +81,7 @@ def test_writes_without_cas_audit_as_their_won_chain(tmp_path: Path, name: str) 
     ]
 
 
+@pytest.mark.slow  # a whole audit and its outputs read (2 s): outside the fast tier
 def test_every_output_says_the_cas_rules_do_not_apply(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -99,6 +99,7 @@ def test_a_vector_names_its_lowest_members_and_what_blocks_them(tmp_path: Path) 
     assert f"blocked by event {event} at position" in text
 
 
+@pytest.mark.slow  # a whole audit and its outputs read (2 s): outside the fast tier
 def test_holders_beyond_those_explained_are_counted(tmp_path: Path) -> None:
     """clean: four partitions hold the frontier, three are explained; the fourth is
     said to be there, not dropped silently."""
@@ -231,6 +232,7 @@ def test_a_blocking_event_s_receipts_are_capped_and_counted() -> None:
     assert _receipts({**row, "blocking_reason": "not_attempted"}, None, True) == ""
 
 
+@pytest.mark.slow  # a whole audit and its outputs read (2 s): outside the fast tier
 def test_values_above_the_chart_s_scale_are_said_to_be_off_it(tmp_path: Path) -> None:
     """faults: p0011's token read as a watermark (120,022) lies far above the rest; the
     chart's scale stops below it and says so, naming the partitions drawn on its edge."""
