@@ -2,8 +2,8 @@
 -- ineligible receipt counted at T: when the first of each kind came (§4.3-§4.4; the
 -- history needs them for those events alone, the state at T only needs
 -- rc_receipt_events.flags). One filtered pass over receipts, after the event level:
--- with 10 % of events ineligible, most are settled by their receipts
--- (rc_settled_ineligible) and need no row here.
+-- an event settled by its receipts as ineligible (rc_settled_ineligible) is not open
+-- and needs no row here, however many such events a log set holds.
 SELECT
     rc_pk(r.scope_id, r.partition_id) AS pk,
     r.event_id,
