@@ -129,6 +129,9 @@ class Namespace:
         # unchanged (a step run once per slice searches the same table each time);
         # forgotten by any statement run for that table (run)
         self._kernels: dict[tuple[str, str], Kernel] = {}
+        # the working tables made as views (a step's ``view``): drop knows the kind
+        # without asking the catalog
+        self._views: set[str] = set()
         flavour = "int64" if coordinate is CoordinateType.INT64 else "timestamp"
         self.con.execute(load(f"macros_{flavour}"))
         self.con.execute(load("macros"))
@@ -232,6 +235,7 @@ class Namespace:
             if step.lookups:
                 raise InternalError("a view cannot call a lookup", step=step.name)
             self.drop(step.name)
+            self._views.add(step.name)
             into = f"CREATE TEMP VIEW {name} AS"
         else:
             into = f"CREATE OR REPLACE TEMP TABLE {name} AS"
@@ -383,17 +387,10 @@ class Namespace:
             self.cursor.unregister(view)
 
     def drop(self, name: str) -> None:
-        """Drop a working table or view, whichever ``name`` is."""
-        kinds = self.run(
-            name,
-            "(drop)",
-            "SELECT 'VIEW' FROM duckdb_views() WHERE temporary AND view_name = $name"
-            " UNION ALL"
-            " SELECT 'TABLE' FROM duckdb_tables() WHERE temporary AND table_name = $name",
-            {"name": name},
-        ).fetchall()
-        for (kind,) in kinds:
-            self.run(name, "(drop)", f"DROP {kind} {quote_identifier(name)}")
+        """Drop a working table or view, whichever ``name`` is (if it stands)."""
+        kind = "VIEW" if name in self._views else "TABLE"
+        self.run(name, "(drop)", f"DROP {kind} IF EXISTS {quote_identifier(name)}")
+        self._views.discard(name)
 
     def arrow(self, name: str, order: str = "") -> pa.Table:
         """A working table's rows (in ``order``, an ORDER BY list of its columns)."""
