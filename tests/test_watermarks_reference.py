@@ -11,10 +11,11 @@ from typing import Any
 
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reconcile import open_logset
+from reconcile.audit import audit
 from reconcile.engine import Analysis, watermarks
 from reconcile.errors import UsageError
 from tests import reference
@@ -39,29 +40,6 @@ FIELDS = (
     "replayed_events",
 )
 CERTS = ("consumer", "provider", "proven", "claimed")
-
-
-def falls_below_a_page(tables: dict[str, Any]) -> bool:
-    """Whether an event seen at several positions has one inside a page's range of its
-    partition and its lowest below that range (the conservative reading of §8)."""
-    seen: dict[tuple[str, str, str], set[Any]] = {}
-    for name in ("receipts", "snapshot"):
-        for r in tables.get(name, ()):
-            seen.setdefault((r["scope_id"], r["partition_id"], r["event_id"]), set()).add(
-                r["position"]
-            )
-    for (scope, partition, _), positions in seen.items():
-        if len(positions) < 2:
-            continue
-        lowest = min(positions)
-        for g in tables.get("pages", ()):
-            if (g["scope_id"], g["partition_id"]) != (scope, partition):
-                continue
-            if g["min_position"] is None or lowest >= g["min_position"]:
-                continue
-            if any(g["min_position"] <= q <= g["max_position"] for q in positions):
-                return True
-    return False
 
 
 def engine_rows(tables: dict[str, Any], coordinate: str, as_of: Any) -> list[dict[str, Any]]:
@@ -140,13 +118,10 @@ def test_as_of_equals_the_log_set_cut_at_that_time(case: dict[str, Any], cut: in
 def test_certificates_at_any_instant_equal_the_as_of_result(case: dict[str, Any]) -> None:
     """The time-aware evaluator gives, at every instant, what watermarks(as_of=t)
     gives: the step functions are exact, not an approximation (mutated orderings
-    included: inside a page window an event sorts where it sorted at the instant).
-    Log sets where an event falls below the range of a page it lay in are left out:
-    there the history is conservative (docs/contract.md §8), which
-    test_an_event_that_falls_below_a_page_range_is_not_counted_there_before shows.
+    included: inside a page window an event sorts where it sorted at the instant,
+    and an event that later falls below a page's range counts there until it falls).
     """
     tables = {k: v for k, v in case["tables"].items() if v}
-    assume(not falls_below_a_page(tables))
     with tempfile.TemporaryDirectory() as folder:
         path = write_logset(Path(folder) / "ls", tables, case["coordinate"])
         with open_logset(path) as logset:
@@ -260,30 +235,56 @@ def test_an_event_that_moves_into_a_page_range_counts_there_from_that_sighting(
     _assert_history_is_as_of(path, ["p0"], range(0, 9))
 
 
-def test_an_event_that_falls_below_a_page_range_is_not_counted_there_before(
+def test_an_event_that_falls_below_a_page_range_counts_there_until_it_falls(
     tmp_path: Path,
 ) -> None:
-    """The one conservative reading left (docs/contract.md §8): e12, received on page
-    g [10, 14] (2 events) at 2 s, is seen at 9 at 3 s. At 2 s the contract counts it in
-    g's range, so g is complete (consumer +inf); the history, which counts each event
-    where it sorts at T, keeps g incomplete then and blocks after e12 (through 11): lower,
-    never higher. Every other instant is exact."""
+    """e12, received on page g [10, 14] (2 events) at 2 s, is seen at 9 at 3 s. At 2 s
+    the contract counts it in g's range, so g is complete (consumer +inf). From 3 s g
+    is incomplete again, but e12 is mutated and sorts at 9, below g: the partition
+    blocks at e12 either way. The history is exact at every instant (it once kept g
+    incomplete at 2 s, blocking after e12, through 11)."""
     receipts = [
         receipt("e10", 10, page_id="g", recorded=1),
         receipt("e12", 12, page_id="g", recorded=2),
         receipt("e12", 9, recorded=3),
     ]
     path = _one_page(tmp_path, receipts, page("g", 1, 2, 10, 14, fetched=0.5), claim=30, written=7)
-    _assert_history_is_as_of(path, ["p0"], [s for s in range(0, 9) if s != 2])
+    _assert_history_is_as_of(path, ["p0"], range(0, 9))
     with open_logset(path) as logset:
         points = pl.DataFrame(
-            {"scope_id": ["s"], "partition_id": ["p0"], "t": [moment(2)]},
+            {"scope_id": ["s", "s"], "partition_id": ["p0", "p0"], "t": [moment(2), moment(3)]},
             schema={"scope_id": pl.String, "partition_id": pl.String, "t": pl.Datetime("ns")},
         )
-        (got,) = Analysis(logset).certificates_at(points).to_dicts()
-        (want,) = Analysis(logset, moment(2)).watermarks().to_dicts()
-    assert (want["consumer_through"], want["consumer_inclusive"]) == (None, None)
-    assert (got["consumer_through"], got["consumer_inclusive"]) == (11, True)
+        at_two, at_three = Analysis(logset).certificates_at(points).to_dicts()
+    assert (at_two["consumer_through"], at_two["consumer_inclusive"]) == (None, None)
+    assert (at_three["consumer_through"], at_three["consumer_inclusive"]) == (8, True)
+
+
+def test_an_overclaim_before_an_event_falls_below_a_page_is_judged_at_its_write(
+    tmp_path: Path,
+) -> None:
+    """The audit's rules read the history at each write: a claim of 9 written while
+    page P [5, 9] held x and y (y seen at 3 only later) is within the proven 9 then;
+    only the claim written after y fell is an overclaim."""
+    receipts = [
+        receipt("x", 5, page_id="P", recorded=1),
+        receipt("y", 7, page_id="P", recorded=1),
+        receipt("y", 3, recorded=5),
+    ]
+    tables = {
+        "receipts": receipts,
+        "pages": [page("P", 0, 2, 5, 9, fetched=0.5, finality_through=9, finality_inclusive=True)],
+        "checkpoints": [
+            checkpoint("p0", 1, 9, written=2, page_id="P"),
+            checkpoint("p0", 2, 9, written=6, page_id="P"),
+        ],
+    }
+    path = write_logset(tmp_path / "ls", tables)
+    with open_logset(path) as logset:
+        findings = audit(logset).findings
+    overclaims = findings.filter(pl.col("rule") == "overclaim")
+    assert overclaims["generation"].to_list() == [2]
+    assert "ordering_mutated" in findings["rule"].to_list()
 
 
 def _one_page(
@@ -349,7 +350,6 @@ def test_pages_and_moving_events_agree_with_the_as_of_result(
         "pages": pages,
         "checkpoints": [checkpoint("p0", 1, 8, written=7)],
     }
-    assume(not falls_below_a_page(tables))
     path = write_logset(tmp_path_factory.mktemp("moving") / "ls", tables)
     _assert_history_is_as_of(path, ["p0"], range(0, 9))
 

@@ -7,17 +7,29 @@
 -- sort position until the window ends (history/mutable_blocks), so its moving part
 -- runs to end_t, and its tail_pos is a bound from above on its block: the highest
 -- position any sighting of those events had, or its block at T.
-WITH affected AS (
-    -- the complete pages whose range holds, at T, an event mutated at T: such an
-    -- event lies in the range only from its first sighting at or under max_position
-    -- (its place falls, never rises, and at T it is at or above min_position), not
-    -- from when it became known, which is what rc_page_status counts from
+WITH entered AS (
+    -- each event mutated at T and each page of its partition whose range it came to
+    -- lie in: its place (the lowest position seen so far) falls, never rises, so it
+    -- lies there from its first sighting at or under max_position, if its place was
+    -- then still at or above min_position. rc_page_status counts it where it sorts
+    -- at T, from when it became known.
+    SELECT ps.scope_id, ps.partition_id, ps.page_id, m.event_id,
+           list_min([s.seen_at FOR s IN m.sightings IF s.position <= ps.max_position]) AS t
+    FROM rc_page_status AS ps
+    JOIN rc_mutations AS m USING (scope_id, partition_id)
+    WHERE list_min([s.position FOR s IN m.sightings IF s.seen_at <= list_min(
+              [x.seen_at FOR x IN m.sightings IF x.position <= ps.max_position])])
+          >= ps.min_position
+),
+affected AS (
+    -- the pages such an event came to lie in: counted again below. Where it later
+    -- falls below min_position the page is incomplete again by the contract, but
+    -- never blocks lower than that event, which is mutated from that sighting on
+    -- (never passable) and sorts below the page's range: the page is left complete.
     SELECT DISTINCT ps.scope_id, ps.partition_id, ps.page_id, ps.min_position,
            ps.max_position, ps.event_count
     FROM rc_page_status AS ps
-    JOIN rc_mutations AS m USING (scope_id, partition_id)
-    WHERE ps.complete_at IS NOT NULL
-      AND list_min([s.position FOR s IN m.sightings]) BETWEEN ps.min_position AND ps.max_position
+    SEMI JOIN entered AS e USING (scope_id, partition_id, page_id)
 ),
 kept AS (
     -- the never-mutated events of their partitions (receipts evidence: the known
@@ -39,16 +51,13 @@ counted AS (
         ON k.scope_id = a.scope_id AND k.partition_id = a.partition_id
        AND k.position BETWEEN a.min_position AND a.max_position
     UNION ALL
-    SELECT a.scope_id, a.partition_id, a.page_id,
-           list_min([s.seen_at FOR s IN m.sightings IF s.position <= a.max_position])
-    FROM affected AS a
-    JOIN rc_mutations AS m USING (scope_id, partition_id)
-    WHERE list_min([s.position FOR s IN m.sightings]) BETWEEN a.min_position AND a.max_position
+    SELECT scope_id, partition_id, page_id, t
+    FROM entered
 ),
 recounted AS (
-    -- complete when the event_count-th of them came to lie there. Never earlier
-    -- than the contract's instant: at most later, where an event's place fell below
-    -- the range by T (it is not counted there at all, docs/contract.md §8)
+    -- complete when the event_count-th of them came to lie there (the contract's
+    -- instant, or, where an event mutated at T fell below the range, any instant
+    -- before that fall)
     SELECT c.scope_id, c.partition_id, c.page_id,
            list_sort(list(c.t))[any_value(a.event_count)] AS complete_at
     FROM counted AS c
@@ -57,8 +66,7 @@ recounted AS (
 ),
 status AS (
     SELECT ps.* EXCLUDE (complete_at),
-           CASE WHEN ps.complete_at IS NOT NULL THEN coalesce(rc.complete_at, ps.complete_at) END
-               AS complete_at
+           CASE WHEN rc.page_id IS NULL THEN ps.complete_at ELSE rc.complete_at END AS complete_at
     FROM rc_page_status AS ps
     LEFT JOIN recounted AS rc USING (scope_id, partition_id, page_id)
 ),
