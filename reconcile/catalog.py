@@ -193,8 +193,8 @@ ACTIONS: dict[str, str] = {
         "epoch, and never lower within an epoch; a change of membership is a new epoch."
     ),
     "unknown_endpoint": (
-        "Record whether the claim includes its endpoint. Until then the scope's claimed "
-        "frontier is a vector (`unknown_endpoint`), and the rules read the claim as "
+        "Record whether the claim includes its endpoint. Until then the scope's frontier "
+        "is a vector on both bases (`unknown_endpoint`), and the rules read the claim as "
         "inclusive (its strongest reading)."
     ),
     "stalled_partition": (

@@ -546,17 +546,16 @@ def frontier(tables: Tables, scope: str, basis: str, T: Any) -> dict[str, Any]:
     for pid in ids:
         state = partition_state(tables, scope, pid, T)
         pair = state["claimed"] if basis == "claimed" else state["proven"]
+        # the claim's ordering and endpoint bar a scalar on either basis: "every
+        # endpoint is known, all claims are in the scope's ordering" (§4.14)
+        claim = state["claimed"]
+        other_ordering = claim != (None, None) and state["claim_status"] == "incomparable"
+        unknown_end = claim != (None, None) and claim[1] is None
+        incomparable += other_ordering
+        unknown += unknown_end  # every reason that applies: both may
         if pair == (None, None):
             missing += 1
-            continue
-        skip = False
-        if basis == "claimed" and state["claim_status"] == "incomparable":
-            incomparable += 1
-            skip = True
-        if pair[1] is None:
-            unknown += 1  # every reason that applies: both may
-            skip = True
-        if not skip:
+        elif not (other_ordering or unknown_end):
             certs[pid] = pair
     proven = epoch_proven(tables, scope, epoch)
     reasons = []

@@ -148,6 +148,41 @@ def test_claim_in_another_ordering(tmp_path: Path) -> None:
     assert (row["kind"], row["reasons"]) == ("vector", ["incomparable_ordering"])
 
 
+@pytest.mark.parametrize(
+    ("claim_b", "reason"),
+    [
+        ({"ordering": "event_time"}, "incomparable_ordering"),
+        ({"inclusive": None}, "unknown_endpoint"),
+    ],
+)
+def test_a_claim_that_bars_a_scalar_bars_it_on_the_proven_basis_too(
+    tmp_path: Path, claim_b: dict[str, Any], reason: str
+) -> None:
+    """§4.14: "every endpoint is known, all claims are in the scope's ordering" is a
+    condition of any scalar. A and B are proven through 120 and 90, but B claims in
+    another ordering (or without an endpoint): the proven frontier is a vector too,
+    in the frontier at T and in the history (it was a scalar 90 until 2026-12-06)."""
+    pa, ra = proven_partition("A", 120, True, events=2)
+    pb, rb = proven_partition("B", 90, True, events=2)
+    tables = {
+        "scopes": [{"scope_id": "s", "ordering": "seq", "domain": "discrete"}],
+        "pages": pa + pb,
+        "receipts": ra + rb,
+        "checkpoints": [
+            checkpoint("A", 1, 120, written=1, page_id="g-A"),
+            checkpoint("B", 1, 90, written=1, page_id="g-B", **claim_b),
+        ],
+    }
+    for basis in ("claimed", "proven"):
+        row = frontier(tmp_path / basis, tables, basis)
+        assert (row["kind"], row["reasons"]) == ("vector", [reason]), basis
+    if reason == "incomparable_ordering":
+        vector = {v["partition_id"]: (v["through"], v["inclusive"]) for v in row["vector"]}
+        assert vector == {"A": (120, True), "B": (90, True)}
+    steps = history(tmp_path, tables, "proven")
+    assert [(r["kind"], r["frontier"]) for r in steps] == [("vector", None)]
+
+
 def test_stalled_partition_holds_the_frontier(tmp_path: Path) -> None:
     """B stops at 40 while A moves on: the frontier stays at 40, held by B."""
     tables = {

@@ -25,7 +25,7 @@ EXPLAINED = 3  # limiting partitions explained one by one
 
 REASONS = {
     "no_certificate": "a member has no certificate on this basis (or the epoch has no members)",
-    "unknown_endpoint": "a member's certificate does not say whether it includes its endpoint",
+    "unknown_endpoint": "a member's claim does not say whether it includes its endpoint",
     "incomparable_ordering": "a member's claim is stated in another ordering than the scope's",
     "unproven_membership": "a membership change of the epoch still lacks its proof"
     " (see the unproven_membership findings)",

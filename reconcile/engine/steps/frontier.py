@@ -411,10 +411,11 @@ PROVEN: tuple[Producer, ...] = (
         "frontier/proven_counts",
         table(
             "rc_proven_counts",
-            "scope_id VARCHAR, idx BIGINT, no_cert HUGEINT, unknown INTEGER, incomparable INTEGER",
-            "per instant: members without a proven certificate",
+            "scope_id VARCHAR, idx BIGINT, no_cert HUGEINT, unknown BIGINT, incomparable BIGINT",
+            "per instant: members without a proven certificate, and (as rc_claimed_counts)"
+            " with a claim whose endpoint is unknown or in another ordering",
         ),
-        reads=("rc_proven_segments", "rc_instants"),
+        reads=("rc_proven_segments", "rc_instants", "rc_claimed_counts"),
     ),
     Step(
         "frontier/proven_holders",

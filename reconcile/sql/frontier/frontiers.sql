@@ -1,8 +1,8 @@
 -- The `frontiers` table of §6 (§4.14): per scope and basis, a scalar (the lowest
 -- certificate of the epoch's members, with the members holding it) only when the
--- epoch has members, each has a certificate with a known endpoint stated in the
--- scope's ordering, and the epoch is proven; otherwise the vector of the members'
--- certificates with every reason that applies.
+-- epoch has members, each has a certificate, every claim has a known endpoint and is
+-- stated in the scope's ordering (on either basis), and the epoch is proven;
+-- otherwise the vector of the members' certificates with every reason that applies.
 WITH bases AS (
     SELECT * FROM (VALUES ('claimed'), ('proven')) AS b(basis)
 ),
@@ -12,8 +12,9 @@ member_certs AS (
         b.basis,
         m.partition_id,
         CASE b.basis WHEN 'claimed' THEN c.claim ELSE c.proven END AS cert,
-        b.basis = 'claimed' AND c.claim IS NOT NULL AND c.latest.inclusive IS NULL AS unknown,
-        b.basis = 'claimed' AND c.claim_status = 'incomparable' AS incomparable,
+        -- a claim's unknown endpoint or other ordering keeps both bases vectors (§4.14)
+        coalesce(c.claim IS NOT NULL AND c.latest.inclusive IS NULL, false) AS unknown,
+        coalesce(c.claim_status = 'incomparable', false) AS incomparable,
         CASE
             WHEN b.basis = 'claimed' AND c.claim IS NOT NULL AND c.latest.inclusive IS NULL
                 THEN c.latest.watermark
