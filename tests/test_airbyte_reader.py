@@ -407,8 +407,14 @@ def test_primary_keys_named_with_quotes_or_backslashes_are_read(tmp_path: Path, 
     assert tables["receipts"].sort("position")["event_id"].to_list() == ["a", "b"]
 
 
-@pytest.mark.parametrize("raw", [False, True], ids=["messages", "raw tables"])
-@pytest.mark.parametrize("gap", [0, 1], ids=["same millisecond", "a millisecond later"])
+@pytest.mark.parametrize(
+    "raw", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["messages", "raw tables"]
+)
+@pytest.mark.parametrize(
+    "gap",
+    [0, pytest.param(1, marks=pytest.mark.slow)],
+    ids=["same millisecond", "a millisecond later"],
+)
 def test_a_record_after_a_state_is_never_counted_for_it(
     tmp_path: Path, gap: int, raw: bool
 ) -> None:

@@ -78,7 +78,10 @@ def test_fault_modes_on_timestamps(tmp_path: Path, fault: str) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["clean", "faults", "foreign", "membership", "timestamps", "stuck", "membership-unproven"],
+    fast_tier(
+        ["clean", "faults", "foreign", "membership", "timestamps", "stuck", "membership-unproven"],
+        keep=["faults", "timestamps"],
+    ),
 )
 def test_bundled_log_sets(name: str) -> None:
     check(DATA / name)

@@ -184,6 +184,7 @@ def _contending_query(
     return set(found)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(100), deadline=None)
 @given(first=scoped_bounds, second=scoped_bounds, drawn=windows)
 def test_the_contending_pages_are_those_a_window_maximum_keeps(

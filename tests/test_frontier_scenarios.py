@@ -152,7 +152,7 @@ def test_claim_in_another_ordering(tmp_path: Path) -> None:
     ("claim_b", "reason"),
     [
         ({"ordering": "event_time"}, "incomparable_ordering"),
-        ({"inclusive": None}, "unknown_endpoint"),
+        pytest.param({"inclusive": None}, "unknown_endpoint", marks=pytest.mark.slow),
     ],
 )
 def test_a_claim_that_bars_a_scalar_bars_it_on_the_proven_basis_too(

@@ -29,6 +29,7 @@ from reconcile.sql import load
 from tests import reference
 from tests.certs import INFINITE, Certificate, Domain, compare, coverage_leaves_no_gap
 from tests.certs import normalize as certs_normalize
+from tests.conftest import fast_tier
 from tests.logsets import at, checkpoint, page, receipt, write_logset
 
 MIN = -(2**63)
@@ -707,7 +708,7 @@ def everything_at_the_extremes() -> Tables:
     return tables
 
 
-@pytest.mark.parametrize("command", ["audit", "watermarks", "frontier"])
+@pytest.mark.parametrize("command", fast_tier(["audit", "watermarks", "frontier"], keep=["audit"]))
 def test_command_line_on_coordinates_at_the_extremes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
 ) -> None:

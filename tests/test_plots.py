@@ -113,7 +113,13 @@ def test_the_timeline_takes_t_as_iso_text() -> None:
 
 
 @pytest.mark.parametrize(
-    "as_of", [date(2026, 1, 1), np.datetime64("2026-01-01T00:00:00"), True], ids=str
+    "as_of",
+    [
+        date(2026, 1, 1),
+        pytest.param(np.datetime64("2026-01-01T00:00:00"), marks=pytest.mark.slow),
+        pytest.param(True, marks=pytest.mark.slow),
+    ],
+    ids=str,
 )
 def test_a_t_of_another_kind_is_refused_plainly(as_of: Any) -> None:
     """A date, a numpy datetime64 or a bool for T was a bare TypeError (or read as a

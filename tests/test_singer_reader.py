@@ -150,7 +150,7 @@ def _partitioned(contexts: list[dict[str, Any]], records: list[dict[str, Any]]) 
             ["a=1,b=2\\,b\\=3", "a=1\\,b\\=2,b=3"],
         ),
         # a null value is not an empty text
-        ([{"p": None}, {"p": ""}], ["p", "p="]),
+        pytest.param([{"p": None}, {"p": ""}], ["p", "p="], marks=pytest.mark.slow),
     ],
 )
 def test_partitions_whose_names_would_read_alike_stay_apart(
@@ -503,6 +503,7 @@ def test_a_stored_state_that_holds_no_state_is_refused(
     assert said in told
 
 
+@pytest.mark.slow
 def test_runs_that_start_with_a_blank_line_are_detected(tmp_path: Path, capsys: Any) -> None:
     logs = tmp_path / "logs"
     logs.mkdir()
@@ -591,6 +592,7 @@ def test_key_properties_named_with_quotes_or_backslashes_are_read(
     assert code == 2
 
 
+@pytest.mark.slow
 def test_a_state_before_any_timed_message_stays_first_when_times_go_back(tmp_path: Path) -> None:
     """The first STATE is dated before the earliest time of the stream, not before the
     first in order: records extracted at 10 s and then at 0 s leave it first, and
@@ -631,7 +633,11 @@ def test_a_record_after_a_state_in_its_instant_is_not_counted_for_it(tmp_path: P
     assert _overclaims(tmp_path, [run], extract) == ["run1.jsonl"]
 
 
-@pytest.mark.parametrize("at", [None, "2026-01-01t00:00:01z"], ids=["untimed", "lower-case"])
+@pytest.mark.parametrize(
+    "at",
+    [pytest.param(None, marks=pytest.mark.slow), "2026-01-01t00:00:01z"],
+    ids=["untimed", "lower-case"],
+)
 def test_runs_keep_their_order_whatever_times_their_records_carry(
     tmp_path: Path, at: str | None
 ) -> None:
@@ -664,6 +670,7 @@ def test_a_bookmark_in_singer_pythons_shape_claims_its_value(tmp_path: Path) -> 
     assert watermarks["claimed_through"].to_list() == [4]
 
 
+@pytest.mark.slow
 def test_a_bookmark_of_another_replication_key_claims_nothing(tmp_path: Path) -> None:
     """The stream's replication key is u; a bookmark on id (a tap discards it and reads
     the stream from its start) claimed through its value on u."""
@@ -688,6 +695,7 @@ def test_a_stream_without_key_properties_is_refused(
     assert "stream(s) items name no key properties" in said
 
 
+@pytest.mark.slow
 def test_a_full_table_stream_beside_incremental_ones_is_not_audited(tmp_path: Path) -> None:
     """A stream without a replication key (full-table, often without key properties
     too: a view) has no cursor to audit. Beside an incremental stream it is left out
@@ -707,7 +715,11 @@ def test_a_full_table_stream_beside_incremental_ones_is_not_audited(tmp_path: Pa
     ("extract", "said"),
     [
         # one stream in the runs, another in the extract
-        ("stream,key,cursor\nItems,c,2\n", "names stream 'Items', which is none of the streams"),
+        pytest.param(
+            "stream,key,cursor\nItems,c,2\n",
+            "names stream 'Items', which is none of the streams",
+            marks=pytest.mark.slow,
+        ),
         # a partition's value as the runs never write it
         ("key,cursor,region\nc,2,eu \n", "is in partition 'region=eu ' of stream 'items'"),
     ],
@@ -742,6 +754,7 @@ def test_bookmarks_keyed_by_another_name_than_the_records_stream_are_refused(
     assert "stream 'items' has no bookmark claiming for it" in said
 
 
+@pytest.mark.slow
 def test_bookmarks_of_streams_not_selected_are_not_refused(tmp_path: Path, capsys: Any) -> None:
     """A state carries the bookmarks of every stream ever synced (Meltano keeps them,
     taps pass them on): one of a stream not selected in these runs is no claim for a
