@@ -13,23 +13,23 @@ WITH entered AS (
     -- lies there from its first sighting at or under max_position, if its place was
     -- then still at or above min_position. rc_page_status counts it where it sorts
     -- at T, from when it became known.
-    SELECT ps.scope_id, ps.partition_id, ps.page_id, m.event_id,
-           list_min([s.seen_at FOR s IN m.sightings IF s.position <= ps.max_position]) AS t
-    FROM rc_page_status AS ps
-    JOIN rc_mutations AS m USING (scope_id, partition_id)
-    WHERE list_min([s.position FOR s IN m.sightings IF s.seen_at <= list_min(
-              [x.seen_at FOR x IN m.sightings IF x.position <= ps.max_position])])
-          >= ps.min_position
+    SELECT scope_id, partition_id, page_id, min_position, max_position, event_count, t
+    FROM (
+        SELECT ps.scope_id, ps.partition_id, ps.page_id, ps.min_position, ps.max_position,
+               ps.event_count, m.sightings,
+               list_min([s.seen_at FOR s IN m.sightings IF s.position <= ps.max_position]) AS t
+        FROM rc_page_status AS ps
+        JOIN rc_mutations AS m USING (scope_id, partition_id)
+    )
+    WHERE list_min([s.position FOR s IN sightings IF s.seen_at <= t]) >= min_position
 ),
 affected AS (
     -- the pages such an event came to lie in: counted again below. Where it later
     -- falls below min_position the page is incomplete again by the contract, but
     -- never blocks lower than that event, which is mutated from that sighting on
     -- (never passable) and sorts below the page's range: the page is left complete.
-    SELECT DISTINCT ps.scope_id, ps.partition_id, ps.page_id, ps.min_position,
-           ps.max_position, ps.event_count
-    FROM rc_page_status AS ps
-    SEMI JOIN entered AS e USING (scope_id, partition_id, page_id)
+    SELECT DISTINCT scope_id, partition_id, page_id, min_position, max_position, event_count
+    FROM entered
 ),
 kept AS (
     -- the never-mutated events of their partitions (receipts evidence: the known
