@@ -25,10 +25,14 @@ The tables searched are small next to the rows looked up (one per step of every
 partition's history, one per event blocker, one per snapshot event).
 
 Where the work is small (:data:`SMALL_WORK`) a lookup is a SQL macro instead
-(:func:`small_macro`): the first call of a Python function in a query makes DuckDB
-load pandas, a quarter of a second that the audit of a small log set would feel,
-while a correlated subquery over a few hundred rows costs nothing. Both give the
-same numbers (tests/test_lookups.py).
+(:func:`small_macro`): DuckDB's fixed price of calling Python, and building the
+search's tables, is what the audit of a small log set would feel, while a correlated
+subquery over a few hundred rows costs nothing. Both give the same numbers
+(tests/test_lookups.py).
+
+A search's answer is an Arrow array made from its NumPy buffers
+(:func:`_int64_array`): ``pa.array`` of a NumPy array imports pandas on its first
+call, a quarter of a second per process (tests/test_startup.py).
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ Kernel = Callable[..., pa.Array]
 
 # A lookup is a SQL macro (small_macro) where the rows of the tables its step reads
 # times the rows of its own table are at most this: a few seconds' worth of
-# comparisons at worst, and the few hundred milliseconds of pandas saved.
+# comparisons at worst, against a Python call per chunk and the search's tables.
 SMALL_WORK = 20_000_000
 
 
@@ -79,6 +83,17 @@ def _int64s(array: pa.Array) -> np.ndarray:
     if data is None:
         return np.zeros(len(array), dtype=np.int64)
     return np.frombuffer(data, dtype=np.int64, count=len(array), offset=array.offset * 8)
+
+
+def _int64_array(values: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
+    """An int64 array of ``values``, null where ``valid`` is false, built on their
+    buffers: ``pa.array`` of a NumPy array would import pandas."""
+    data = pa.py_buffer(np.ascontiguousarray(values, dtype=np.int64))
+    if valid is None or valid.all():
+        return pa.Array.from_buffers(pa.int64(), len(values), [None, data], null_count=0)
+    bitmap = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    nulls = int(len(valid) - np.count_nonzero(valid))
+    return pa.Array.from_buffers(pa.int64(), len(values), [bitmap, data], null_count=nulls)
 
 
 def _valid(array: pa.Array) -> np.ndarray:
@@ -135,7 +150,7 @@ def instant_numbers(cursor: duckdb.DuckDBPyConnection, lookup: Lookup) -> Kernel
 
     def search(first: pa.Array, end: pa.Array, t: pa.Array) -> pa.Array:
         if not len(t):
-            return pa.array([], type=pa.int64())
+            return _int64_array(np.zeros(0, dtype=np.int64))
         first, end, t = (
             a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in (first, end, t)
         )
@@ -147,21 +162,21 @@ def instant_numbers(cursor: duckdb.DuckDBPyConnection, lookup: Lookup) -> Kernel
             if not 0 <= start < count or not_runs(np.array([start]), np.array([stop])):
                 raise InternalError(f"{table}: a range of rows that is not one run", step=table)
             found = start + np.searchsorted(times[start:stop], values, side="left")
-            return pa.array(found, type=pa.int64())
+            return _int64_array(found)
         starts = np.where(present, starts, 0)
         stops = np.where(present, stops, 0)
         outside = (starts < 0) | (starts > stops) | (stops > count)
         if (outside | (present & (starts >= count))).any():
             raise InternalError(f"{table}: a range of rows outside its numbers", step=table)
         if not count:
-            return pa.array(starts, type=pa.int64(), mask=~present)
+            return _int64_array(starts, present)
         if not_runs(starts[present], stops[present]):
             raise InternalError(f"{table}: a range of rows that is not one run", step=table)
         wanted = run_of[np.minimum(starts, count - 1)] * width + np.searchsorted(
             distinct, values, side="left"
         )
         found = np.searchsorted(keys, wanted, side="left")
-        return pa.array(np.where(present, found, 0), type=pa.int64(), mask=~present)
+        return _int64_array(np.where(present, found, 0), present)
 
     return search
 
