@@ -156,16 +156,20 @@ def logsets(
                 for event in event_ids:
                     if draw(st.integers(0, 4)) == 0:
                         continue  # the snapshot lacks it
-                    tables["snapshot"].append(
-                        {
-                            **where,
-                            "event_id": event,
-                            "position": coord(home[event]),
-                            "eligible": draw(st.booleans()),
-                            "eligibility_stable": draw(st.booleans()),
-                            "visible_at": draw(st.one_of(st.none(), times.map(moment))),
-                        }
-                    )
+                    # now and then a second row of the event, at its position,
+                    # visible at another time with another decision: an instant
+                    # reads the rows visible then (§4.2)
+                    for _ in range(1 if draw(st.integers(0, 5)) else 2):
+                        tables["snapshot"].append(
+                            {
+                                **where,
+                                "event_id": event,
+                                "position": coord(home[event]),
+                                "eligible": draw(st.booleans()),
+                                "eligibility_stable": draw(st.booleans()),
+                                "visible_at": draw(st.one_of(st.none(), times.map(moment))),
+                            }
+                        )
                 bound = draw(positions)
                 tables["snapshot_bounds"].append(
                     {

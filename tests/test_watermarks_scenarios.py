@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from reconcile import Analysis, open_logset
+from reconcile.audit import audit
 from reconcile.engine import watermarks
 from tests.logsets import at, checkpoint, page, receipt, write_logset
 
@@ -507,3 +508,61 @@ def test_history_of_the_mutable_membership_case(tmp_path: Path) -> None:
     ]
     claimed = [(s["valid_from"], s["through"]) for s in steps if s["basis"] == "claimed"]
     assert claimed == [(at(3).replace(tzinfo=None), 43)]
+
+
+@pytest.mark.parametrize(
+    ("first_visible", "later", "received", "steps"),
+    [
+        pytest.param(None, {"eligible": True}, None, [(None, 0), (1, 10), (20, 1)], id="eligible"),
+        pytest.param(
+            None,
+            {"eligible": False, "stable": False},
+            None,
+            [(None, 0), (1, 10), (20, 1)],
+            id="unstable",
+        ),
+        pytest.param(
+            1,
+            {"eligible": True},
+            30,
+            [(None, 0), (1, 10), (20, 1), (30, 10)],
+            id="visible-later-then-received",
+        ),
+    ],
+)
+def test_a_snapshot_proof_holds_until_a_later_row_ends_it(
+    tmp_path: Path,
+    first_visible: float | None,
+    later: dict[str, bool],
+    received: float | None,
+    steps: list[tuple[float | None, int]],
+) -> None:
+    """e2 has two snapshot rows at 2: one proving it ineligible (there from the start,
+    or visible at 1 s), and one visible at 20 s that ends the proof (eligible, or not
+    stable). An instant's state reads the rows visible then (§4.2), so before 20 s
+    the prefix crosses e2 and reaches the bound, 10; from 20 s e2 blocks until it is
+    durable. The claim of 10 written at 5 s is proven then: no overclaim, and the
+    history at 5 s is the audit's as of 5 s (it once read e2 as of T at every
+    instant)."""
+    receipts = [receipt("e1", 1, recorded=1), receipt("e3", 3, recorded=1)]
+    if received is not None:
+        receipts.append(receipt("e2", 2, recorded=received))
+    tables = {
+        "snapshot": [
+            snapshot_row("e1", 1),
+            snapshot_row("e2", 2, eligible=False, stable=True, visible=first_visible),
+            snapshot_row("e2", 2, visible=20, **later),
+            snapshot_row("e3", 3),
+        ],
+        "snapshot_bounds": [bounds(10)],
+        "receipts": receipts,
+        "checkpoints": [checkpoint("p0", 1, 10, written=5)],
+    }
+    path = write_logset(tmp_path / "ls", tables)
+    with open_logset(path) as logset:
+        history = Analysis(logset).history().to_dicts()
+        result, early = audit(logset), audit(logset, as_of=at(5))
+    proven = [(s["valid_from"], s["through"]) for s in history if s["basis"] == "proven"]
+    assert proven == [(None if t is None else at(t).replace(tzinfo=None), v) for t, v in steps]
+    assert "overclaim" not in result.findings["rule"].to_list()
+    assert result.frontier_history.equals(early.frontier_history)

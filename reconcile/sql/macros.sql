@@ -73,11 +73,13 @@ CREATE OR REPLACE TEMP MACRO rc_event_reason(mutated, in_snapshot, snap_eligible
     END;
 -- An event whose part in the history is one wait (rc_event_waits): at one
 -- position, no failed or ineligible receipt (bits 2 and 4), eligible where the
--- snapshot has it and not visible from the start (rc_records has those), durable
--- by T. It blocks from the instant it became known until its first durable receipt.
-CREATE OR REPLACE TEMP MACRO rc_simple_wait(mutated, in_snapshot, snap_eligible, always_visible, flags, durable_at) AS
+-- snapshot has it and not visible from the start (rc_records has those), with no
+-- earlier snapshot rows that proved it ineligible for a while (proven_until null),
+-- durable by T. It blocks from the instant it became known until its first durable
+-- receipt.
+CREATE OR REPLACE TEMP MACRO rc_simple_wait(mutated, in_snapshot, snap_eligible, always_visible, proven_until, flags, durable_at) AS
     NOT mutated AND (coalesce(flags, 0) & 6) = 0 AND durable_at IS NOT NULL
-    AND (NOT in_snapshot OR (snap_eligible IS TRUE AND NOT always_visible));
+    AND (NOT in_snapshot OR (snap_eligible IS TRUE AND NOT always_visible AND proven_until IS NULL));
 -- An event known from its receipts alone, at one position, whose every receipt is
 -- durable or ineligible with eligibility_stable, one of them ineligible: its first
 -- receipt made it passable, and none after undid that (no failed one, no ineligible

@@ -100,7 +100,8 @@ PAGE_PASS = Step(
 _KNOWN_EVENTS_COLUMNS = (
     "pk PK, event_id VARCHAR, in_snapshot BOOLEAN, sort_pos COORD, mutated BOOLEAN,"
     " snap_eligible BOOLEAN, snap_stable BOOLEAN, visible_at TIMESTAMP_NS,"
-    " always_visible BOOLEAN, first_at TIMESTAMP_NS, durable_at TIMESTAMP_NS, flags FLAGS,"
+    " always_visible BOOLEAN, proven_until TIMESTAMP_NS, first_at TIMESTAMP_NS,"
+    " durable_at TIMESTAMP_NS, flags FLAGS,"
     " durable BOOLEAN, replayed BOOLEAN, eligible BOOLEAN, passable BOOLEAN, reason VARCHAR"
 )
 _KNOWN_EVENTS_DOC = "one row per known event of the slice at T, with its state (§4.2-§4.6)"
@@ -108,7 +109,7 @@ _KNOWN_EVENTS_DOC = "one row per known event of the slice at T, with its state (
 _SNAPSHOT_EVENTS_COLUMNS = (
     "pk PK, event_id VARCHAR, min_pos COORD, max_pos COORD, eligible BOOLEAN,"
     " stable BOOLEAN, visible_at TIMESTAMP_NS, always_visible BOOLEAN,"
-    " appeared_pos COORD, appeared_at TIMESTAMP_NS"
+    " appeared_pos COORD, appeared_at TIMESTAMP_NS, proven_until TIMESTAMP_NS"
 )
 
 _LATE_EVENTS_COLUMNS = "pk PK, event_id VARCHAR, position COORD, visible_at TIMESTAMP_NS"

@@ -3,7 +3,8 @@
 -- the certificate it imposes: (its position, exclusive). Events durable from their
 -- first receipt never block, nor do those proven ineligible by their first receipt
 -- and never failed; snapshot events visible from the start are handled
--- by rc_records; neither is listed here. The events come from rc_open_events:
+-- by rc_records (but those whose early snapshot rows proved them ineligible for a
+-- while: proven_until); neither is listed here. The events come from rc_open_events:
 -- those durable from their first receipt are not there, and never block; nor are
 -- those whose part is one wait, whose stretches rc_event_waits holds (trimmed where
 -- a lower wait is in force: every reader takes the least certificate in force).
@@ -23,7 +24,7 @@ WITH ev AS (
     LEFT JOIN rc_mutations AS m
         ON m.scope_id = p.scope_id AND m.partition_id = p.partition_id AND m.event_id = k.event_id
     WHERE NOT (NOT k.in_snapshot AND NOT k.mutated AND coalesce(k.durable_at = k.first_at, false))
-      AND NOT (k.in_snapshot AND k.always_visible AND NOT k.mutated)
+      AND NOT (k.in_snapshot AND k.always_visible AND NOT k.mutated AND k.proven_until IS NULL)
       -- proven ineligible by its first receipt, and never failed: never blocks
       AND NOT (
           NOT k.in_snapshot AND NOT k.mutated
@@ -41,7 +42,7 @@ breaks AS (
                 list_sort(list_distinct(list_filter(
                     [CASE WHEN in_snapshot AND always_visible THEN rc_dawn() END,
                      CASE WHEN in_snapshot THEN visible_at END,
-                     first_at, durable_at, failed_at, ineligible_at, stable_at]
+                     first_at, durable_at, failed_at, ineligible_at, stable_at, proven_until]
                     || coalesce([s.seen_at FOR s IN sightings], []),
                     lambda x: x IS NOT NULL
                 ))) AS bs
@@ -73,7 +74,8 @@ blocking AS (
             NOT mutated_then AND (
                 durable_then
                 OR CASE
-                    WHEN in_snap THEN NOT snap_eligible AND snap_stable
+                    WHEN in_snap THEN (NOT snap_eligible AND snap_stable)
+                                      OR coalesce(b < proven_until, false)
                     ELSE stable_then AND NOT failed_then
                 END
             )

@@ -4,7 +4,8 @@
 -- the first one not yet passable; the running maximum of passable times in event
 -- order gives every time that prefix advanced. A row per record: the prefix stops at
 -- `cert` until `until_t`. Every snapshot event visible from the start is in
--- rc_open_events.
+-- rc_open_events. An event whose early rows proved it ineligible for a while
+-- (proven_until) is passable, then not: rc_event_segments has it.
 WITH simple AS (
     SELECT
         p.scope_id,
@@ -18,7 +19,7 @@ WITH simple AS (
         END AS passable_at
     FROM rc_open_events AS k
     JOIN rc_partitions AS p USING (pk)
-    WHERE k.in_snapshot AND k.always_visible AND NOT k.mutated
+    WHERE k.in_snapshot AND k.always_visible AND NOT k.mutated AND k.proven_until IS NULL
 ),
 running AS (
     SELECT

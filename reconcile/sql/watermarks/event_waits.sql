@@ -19,7 +19,7 @@ WITH waits AS (
         rc_before(k.sort_pos, p.discrete) AS cert
     FROM rc_known_events AS k
     JOIN rc_partitions AS p USING (pk)
-    WHERE rc_simple_wait(k.mutated, k.in_snapshot, k.snap_eligible, k.always_visible,
+    WHERE rc_simple_wait(k.mutated, k.in_snapshot, k.snap_eligible, k.always_visible, k.proven_until,
                          k.flags, k.durable_at)
 ),
 previous AS (

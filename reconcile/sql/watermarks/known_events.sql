@@ -18,6 +18,7 @@ WITH joined AS (
         s.stable AS snap_stable,
         s.visible_at,
         coalesce(s.always_visible, false) AS always_visible,
+        s.proven_until,
         r.first_at,
         r.durable_at,
         coalesce(r.flags, 0) AS flags
@@ -34,6 +35,7 @@ SELECT
     snap_stable,
     visible_at,
     always_visible,
+    proven_until,
     first_at,
     durable_at,
     flags,

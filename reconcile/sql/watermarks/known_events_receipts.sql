@@ -11,6 +11,7 @@ SELECT
     CAST(NULL AS BOOLEAN) AS snap_stable,
     CAST(NULL AS TIMESTAMP_NS) AS visible_at,
     false AS always_visible,
+    CAST(NULL AS TIMESTAMP_NS) AS proven_until,
     first_at,
     durable_at,
     flags,

@@ -11,7 +11,7 @@
 SELECT *
 FROM rc_known_events
 WHERE (in_snapshot OR mutated OR durable_at IS DISTINCT FROM first_at)
-  AND NOT coalesce(rc_simple_wait(mutated, in_snapshot, snap_eligible, always_visible, flags,
+  AND NOT coalesce(rc_simple_wait(mutated, in_snapshot, snap_eligible, always_visible, proven_until, flags,
                                   durable_at), false)
   AND NOT coalesce(rc_never_blocks(mutated, in_snapshot, snap_eligible, snap_stable,
                                    always_visible, visible_at, first_at), false)
