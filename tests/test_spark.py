@@ -810,6 +810,20 @@ def _int96_past_2262(target: Path) -> None:
     pq.write_table(receipts, target / "receipts.parquet", use_deprecated_int96_timestamps=True)
 
 
+def _written_at_past_2262(target: Path) -> None:
+    """clean's checkpoints, one written_at in 2300 (microseconds): the latest time of
+    the file, which Spark's reading of the footers took in int64 nanoseconds
+    (an internal error, exit 3, where DuckDB names the row)."""
+    checkpoints = pq.read_table(target / "checkpoints.parquet")
+    times = checkpoints["written_at"].to_pylist()
+    times[0] = datetime(2300, 1, 1, tzinfo=times[1].tzinfo)
+    column = pa.array(times, checkpoints.schema.field("written_at").type)
+    checkpoints = checkpoints.set_column(
+        checkpoints.schema.get_field_index("written_at"), "written_at", column
+    )
+    pq.write_table(checkpoints, target / "checkpoints.parquet")
+
+
 def _int96_nanoseconds(target: Path) -> None:
     """timestamps' receipts as INT96, one recorded_at 123 ns past a microsecond."""
     receipts = pq.read_table(target / "receipts.parquet")
@@ -830,6 +844,7 @@ def _int96_nanoseconds(target: Path) -> None:
         ("clean", _mixed_coordinates),
         ("timestamps", _int96_past_2262),
         ("timestamps", _int96_nanoseconds),
+        ("clean", _written_at_past_2262),
     ],
     ids=lambda v: v.__name__ if callable(v) else v,
 )

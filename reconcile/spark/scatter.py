@@ -102,6 +102,9 @@ def _as_text(column: pa.ChunkedArray) -> pa.Array | None:
     return pc.cast(column, pa.string()).combine_chunks()
 
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
 def end_ns(source: SourceFile, table: pa.Table | pa.RecordBatch) -> int | None:
     """The latest timestamp of the table's end-of-log column in these rows, in ns
     since the epoch (a naive timestamp is read as UTC, as the engine reads it)."""
@@ -114,7 +117,11 @@ def end_ns(source: SourceFile, table: pa.Table | pa.RecordBatch) -> int | None:
     # the maximum in the column's own unit, then to ns in Python's integers: exact,
     # and no overflow for seconds far from 1970
     latest = pc.max(pc.cast(column, pa.int64())).as_py()
-    return None if latest is None else int(latest) * _NS_PER[column.type.unit]
+    if latest is None:
+        return None
+    # clamped to int64 (the facts' column): a time that far out is outside the range
+    # the engine computes with, and validation names it (exit 2)
+    return min(max(int(latest) * _NS_PER[column.type.unit], _INT64_MIN), _INT64_MAX)
 
 
 def hive_end_ns(value: str) -> int | None:
