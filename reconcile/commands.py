@@ -124,6 +124,13 @@ def _spark(args: argparse.Namespace) -> SparkEngine:
 
 def _on_spark(args: argparse.Namespace, command: str, **extra: Any) -> Any:
     """``command`` (validate, watermarks, frontiers, audit) on the Spark engine."""
+    framework = _framework_folder(args)
+    if framework is not None:
+        # read as contract tables, it holds none: say what it is and what reads it
+        raise UsageError(
+            f"{args.logset} holds {WHAT[framework]}, which the {framework} reader reads"
+            " on the DuckDB engine only: leave out --engine spark (docs/readers.md)"
+        )
     from reconcile.spark import run  # noqa: PLC0415 (optional dependency)
     from reconcile.spark.kernel import Job  # noqa: PLC0415
 
@@ -237,7 +244,13 @@ def _detected_source(args: argparse.Namespace) -> str | None:
     """The reader of a log set given without --source that holds one framework's
     artifacts (readers.detect) and no contract table: the audit reads it with that
     reader, and says so. None where anything else is asked for (a mapping, Spark)."""
-    if args.source is not None or args.mapping is not None or args.engine == "spark":
+    return None if args.engine == "spark" else _framework_folder(args)
+
+
+def _framework_folder(args: argparse.Namespace) -> str | None:
+    """The framework whose artifacts a local log set given without --source or a
+    mapping holds, with no contract table (readers.detect); None for anything else."""
+    if getattr(args, "source", None) is not None or getattr(args, "mapping", None) is not None:
         return None
     local = _local_logset(args)
     if local is None:

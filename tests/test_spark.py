@@ -587,6 +587,27 @@ def test_a_mapping_is_for_local_log_sets(capsys: pytest.CaptureFixture[str]) -> 
     assert "reads a local log set only" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("command", "framework"),
+    [("audit", "airbyte"), ("validate", "dlt"), ("watermarks", "singer")],
+)
+def test_a_framework_folder_on_spark_is_refused_naming_its_reader(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str, framework: str
+) -> None:
+    """A folder of a framework's artifacts is read by its reader, on DuckDB alone (the
+    DuckDB engine finds the reader by itself). On Spark it was read as contract
+    tables and refused as a log set without timestamped rows; now the refusal says
+    what the folder holds and what reads it, before Spark starts."""
+    argv = [command, str(DATA / framework), "--engine", "spark"]
+    if command == "audit":
+        argv += ["--out", str(tmp_path / "report")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"the {framework} reader reads on the DuckDB engine only" in err
+    assert "leave out --engine spark" in err
+    assert not (tmp_path / "report").exists()
+
+
 def test_a_mapped_file_that_does_not_convert(spark: SparkSession, tmp_path: Path) -> None:
     """A value the mapping's conversion rejects: a problem naming the table (and on
     Spark the file), as on DuckDB; not a failed Spark job."""
