@@ -25,9 +25,9 @@ The tables searched are small next to the rows looked up (one per step of every
 partition's history, one per event blocker, one per snapshot event).
 
 Where the work is small (:data:`SMALL_WORK`) a lookup is a SQL macro instead
-(:func:`small_macro`): DuckDB's fixed price of calling Python, and building the
-search's tables, is what the audit of a small log set would feel, while a correlated
-subquery over a few hundred rows costs nothing. Both give the same numbers
+(:func:`small_macro`), a correlated subquery over a few hundred rows. It spared small
+log sets the import of pandas, which the functions no longer cause; on data/faults
+either form now costs the same (README). Both give the same numbers
 (tests/test_lookups.py).
 
 A search's answer is an Arrow array made from its NumPy buffers
@@ -51,7 +51,7 @@ Kernel = Callable[..., pa.Array]
 
 # A lookup is a SQL macro (small_macro) where the rows of the tables its step reads
 # times the rows of its own table are at most this: a few seconds' worth of
-# comparisons at worst, against a Python call per chunk and the search's tables.
+# comparisons at worst.
 SMALL_WORK = 20_000_000
 
 
