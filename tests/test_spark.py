@@ -845,6 +845,28 @@ def _written_at_past_2262(target: Path) -> None:
     pq.write_table(checkpoints, target / "checkpoints.parquet")
 
 
+def _written_at_past_2262_in_one_of_two_scopes(target: Path) -> None:
+    """clean's tables again as a second scope, s1, one of its written_at in 2300: the
+    first scope is valid, and its task computed as of the log set's end, 2300, a T
+    outside the range the engine computes in (an internal error, exit 3)."""
+    for file in sorted(target.glob("*.parquet")):
+        table = pq.read_table(file)
+        if "scope_id" not in table.schema.names:
+            continue
+        index = table.schema.get_field_index("scope_id")
+        second = table.set_column(
+            index, table.schema.field(index), pa.array(["s1"] * len(table), pa.string())
+        )
+        if file.stem == "checkpoints":
+            times = second["written_at"].to_pylist()
+            times[0] = datetime(2300, 1, 1, tzinfo=times[1].tzinfo)
+            column = pa.array(times, second.schema.field("written_at").type)
+            second = second.set_column(
+                second.schema.get_field_index("written_at"), "written_at", column
+            )
+        pq.write_table(pa.concat_tables([table, second.cast(table.schema)]), file)
+
+
 def _int96_nanoseconds(target: Path) -> None:
     """timestamps' receipts as INT96, one recorded_at 123 ns past a microsecond."""
     receipts = pq.read_table(target / "receipts.parquet")
@@ -866,6 +888,7 @@ def _int96_nanoseconds(target: Path) -> None:
         ("timestamps", _int96_past_2262),
         ("timestamps", _int96_nanoseconds),
         ("clean", _written_at_past_2262),
+        ("clean", _written_at_past_2262_in_one_of_two_scopes),
     ],
     ids=lambda v: v.__name__ if callable(v) else v,
 )

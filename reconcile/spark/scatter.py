@@ -15,6 +15,7 @@ import io
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import cache
 from urllib.parse import unquote
 
@@ -28,7 +29,7 @@ from reconcile.db import connect
 from reconcile.errors import resource_error
 from reconcile.logset.arrow_types import Kind, kind_of
 from reconcile.logset.file_schemas import int96_columns, mapped_int96
-from reconcile.logset.normalize import text_instant
+from reconcile.logset.normalize import DAWN, DUSK, text_instant
 from reconcile.mapping.bind import MappedTable
 from reconcile.mapping.check import in_user_terms
 from reconcile.problems import Problem
@@ -102,7 +103,14 @@ def _as_text(column: pa.ChunkedArray) -> pa.Array | None:
     return pc.cast(column, pa.string()).combine_chunks()
 
 
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+def _ns_since_epoch(text: str) -> int:
+    delta = datetime.fromisoformat(text).replace(tzinfo=UTC) - datetime(1970, 1, 1, tzinfo=UTC)
+    return (delta.days * 86_400 + delta.seconds) * 10**9 + delta.microseconds * 1_000
+
+
+# the times strictly between DAWN and DUSK, the ends the engine keeps for the beginning
+# and the end of time: the range of T (--as-of) and of the times it computes with
+_FIRST_NS, _LAST_NS = _ns_since_epoch(DAWN) + 1, _ns_since_epoch(DUSK) - 1
 
 
 def end_ns(source: SourceFile, table: pa.Table | pa.RecordBatch) -> int | None:
@@ -119,9 +127,11 @@ def end_ns(source: SourceFile, table: pa.Table | pa.RecordBatch) -> int | None:
     latest = pc.max(pc.cast(column, pa.int64())).as_py()
     if latest is None:
         return None
-    # clamped to int64 (the facts' column): a time that far out is outside the range
-    # the engine computes with, and validation names it (exit 2)
-    return min(max(int(latest) * _NS_PER[column.type.unit], _INT64_MIN), _INT64_MAX)
+    # clamped to the range the engine computes in (the facts' column is int64, and the
+    # end of the log is T for every scope's task): a row's time outside it is
+    # refused by validation, which names it (exit 2), while the valid scopes' tasks
+    # compute as of a T they can read
+    return min(max(int(latest) * _NS_PER[column.type.unit], _FIRST_NS), _LAST_NS)
 
 
 def hive_end_ns(value: str) -> int | None:
@@ -132,7 +142,9 @@ def hive_end_ns(value: str) -> int | None:
         rows = _parser().execute(f"SELECT epoch_ns({text_instant('$v')})", {"v": value}).fetchall()
     except duckdb.Error:
         return None
-    return None if not rows or rows[0][0] is None else int(rows[0][0])
+    if not rows or rows[0][0] is None:
+        return None
+    return min(max(int(rows[0][0]), _FIRST_NS), _LAST_NS)  # as end_ns clamps
 
 
 @cache
