@@ -70,8 +70,10 @@ def reference(won: Won, snapshot: Rows) -> dict[tuple[str, str], int]:
     """(partition, event) -> generation of the first won write of its partition (by
     written_at, then generation) that covered it at or before it became visible."""
     late: dict[tuple[str, str], tuple[int, int]] = {}
+    # an event with an eligible row visible from the start never became visible
+    there = {(p, e) for p, e, _, eligible, visible in snapshot if eligible and visible is None}
     for partition, event, position, eligible, visible in snapshot:
-        if eligible and visible is not None:
+        if eligible and visible is not None and (partition, event) not in there:
             low, seen = late.get((partition, event), (position, visible))
             late[partition, event] = (min(low, position), min(seen, visible))
     found = {}
@@ -140,6 +142,8 @@ def _tables(won: Won, snapshot: Rows) -> dict[str, Any]:
 )
 @example([("p0", 3, 9, True)], [("p0", "e0", 2, True, 3), ("p0", "e1", 2, True, 4)], True)
 @example([("p0", 3, 9, True)], [("p0", "e0", 2, True, 3), ("p0", "e1", 2, True, 4)], False)
+# an eligible row there from the start, and another visible after a covering write
+@example([("p0", 3, 9, True)], [("p0", "e0", 2, True, None), ("p0", "e0", 2, True, 5)], True)
 @settings(max_examples=examples(40), deadline=None)
 def test_late_insert_equals_the_reference(
     tmp_path_factory: Any, won: Won, snapshot: Rows, function: bool

@@ -2,7 +2,8 @@
 -- ineligible only when every visible row says so, and its ineligibility is proven
 -- only when every such row is stable: the readings that never overclaim. Also, over
 -- its eligible rows that became visible (not there from the start), the lowest
--- position and the first visible_at: what rule late_insert reads. And proven_until:
+-- position and the first visible_at: what rule late_insert reads (none where an
+-- eligible row of the event was visible from the start). And proven_until:
 -- where rows became visible at different times, the rows visible at an earlier
 -- instant may prove what all of them at T do not. As rows come, the proof can only
 -- be lost (one eligible or unstable row ends it), so it holds from the event's first
@@ -21,8 +22,13 @@ SELECT
     bool_and(s.eligibility_stable) AS stable,
     min(s.visible_at) AS visible_at,
     bool_or(s.visible_at IS NULL) AS always_visible,
-    min(s.position) FILTER (WHERE s.eligible AND s.visible_at IS NOT NULL) AS appeared_pos,
-    min(s.visible_at) FILTER (WHERE s.eligible AND s.visible_at IS NOT NULL) AS appeared_at,
+    -- none where an eligible row was there from the start: the event never appeared
+    CASE WHEN NOT bool_or(s.eligible AND s.visible_at IS NULL) THEN
+        min(s.position) FILTER (WHERE s.eligible AND s.visible_at IS NOT NULL)
+    END AS appeared_pos,
+    CASE WHEN NOT bool_or(s.eligible AND s.visible_at IS NULL) THEN
+        min(s.visible_at) FILTER (WHERE s.eligible AND s.visible_at IS NOT NULL)
+    END AS appeared_at,
     CASE
         WHEN min(coalesce(s.visible_at, rc_dawn())) FILTER (WHERE s.eligible OR NOT s.eligibility_stable)
              > CASE WHEN bool_or(s.visible_at IS NULL) THEN rc_dawn() ELSE min(s.visible_at) END
