@@ -3,7 +3,7 @@
 -- only when every such row is stable: the readings that never overclaim. Also, over
 -- its eligible rows that became visible (not there from the start), the lowest
 -- position and the first visible_at: what rule late_insert reads (none where an
--- eligible row of the event was visible from the start). And proven_until:
+-- eligible row was visible from the start and every row is at one position). And proven_until:
 -- where rows became visible at different times, the rows visible at an earlier
 -- instant may prove what all of them at T do not. As rows come, the proof can only
 -- be lost (one eligible or unstable row ends it), so it holds from the event's first
@@ -22,11 +22,13 @@ SELECT
     bool_and(s.eligibility_stable) AS stable,
     min(s.visible_at) AS visible_at,
     bool_or(s.visible_at IS NULL) AS always_visible,
-    -- none where an eligible row was there from the start: the event never appeared
-    CASE WHEN NOT bool_or(s.eligible AND s.visible_at IS NULL) THEN
+    -- none where an eligible row was there from the start at the event's one
+    -- position: the event never appeared (a row at another position did, and is read
+    -- so)
+    CASE WHEN NOT (bool_or(s.eligible AND s.visible_at IS NULL) AND min(s.position) = max(s.position)) THEN
         min(s.position) FILTER (WHERE s.eligible AND s.visible_at IS NOT NULL)
     END AS appeared_pos,
-    CASE WHEN NOT bool_or(s.eligible AND s.visible_at IS NULL) THEN
+    CASE WHEN NOT (bool_or(s.eligible AND s.visible_at IS NULL) AND min(s.position) = max(s.position)) THEN
         min(s.visible_at) FILTER (WHERE s.eligible AND s.visible_at IS NOT NULL)
     END AS appeared_at,
     CASE
