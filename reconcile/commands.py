@@ -124,7 +124,13 @@ def _spark(args: argparse.Namespace) -> SparkEngine:
 
 def _on_spark(args: argparse.Namespace, command: str, **extra: Any) -> Any:
     """``command`` (validate, watermarks, frontiers, audit) on the Spark engine."""
-    framework = _framework_folder(args)
+    try:
+        framework = _framework_folder(args)
+    except UsageError as several:
+        # the artifacts of two frameworks: --source names one, on DuckDB alone
+        raise UsageError(
+            f"{several}; the readers run on the DuckDB engine only: leave out --engine spark"
+        ) from None
     if framework is not None:
         # read as contract tables, it holds none: say what it is and what reads it
         raise UsageError(

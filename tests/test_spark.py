@@ -608,6 +608,22 @@ def test_a_framework_folder_on_spark_is_refused_naming_its_reader(
     assert not (tmp_path / "report").exists()
 
 
+def test_a_folder_of_two_frameworks_on_spark_is_refused_for_both_reasons(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Singer runs beside a dlt destination: the refusal asks for --source, which
+    Spark would then refuse; it says both at once."""
+    folder = tmp_path / "both"
+    shutil.copytree(DATA / "singer", folder)
+    shutil.copytree(DATA / "dlt" / "shop", folder / "shop")
+    argv = ["audit", str(folder), "--out", str(tmp_path / "report"), "--engine", "spark"]
+    assert main(argv) == 2
+    said = " ".join(capsys.readouterr().err.split())
+    assert "holds a dlt destination and Singer message streams: name the one" in said
+    assert "the readers run on the DuckDB engine only: leave out --engine spark" in said
+    assert not (tmp_path / "report").exists()
+
+
 def test_a_mapped_file_that_does_not_convert(spark: SparkSession, tmp_path: Path) -> None:
     """A value the mapping's conversion rejects: a problem naming the table (and on
     Spark the file), as on DuckDB; not a failed Spark job."""
