@@ -224,14 +224,18 @@ def _polars_time(
     value = pl.when(fits).then(physical * per).cast(pl.Datetime("ns"))
     held = fits
     if own_time:
-        dawn, dusk = (_epoch_ns(moment) for moment in (DAWN, DUSK))
-        held = fits & (physical * per > dawn) & (physical * per < dusk)
+        held = fits & (physical * per > DAWN_NS) & (physical * per < DUSK_NS)
     return value, physical.is_not_null() & ~held
 
 
 def _epoch_ns(moment: str) -> int:
     instant = datetime.fromisoformat(moment).replace(tzinfo=UTC)
     return int(instant.timestamp()) * 1_000_000_000
+
+
+# DAWN and DUSK in nanoseconds since the epoch: the times the engine computes with
+# lie strictly between them
+DAWN_NS, DUSK_NS = _epoch_ns(DAWN), _epoch_ns(DUSK)
 
 
 def _polars_column(

@@ -15,7 +15,6 @@ import io
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from functools import cache
 from urllib.parse import unquote
 
@@ -29,7 +28,7 @@ from reconcile.db import connect
 from reconcile.errors import resource_error
 from reconcile.logset.arrow_types import Kind, kind_of
 from reconcile.logset.file_schemas import int96_columns, mapped_int96
-from reconcile.logset.normalize import DAWN, DUSK, text_instant
+from reconcile.logset.normalize import DAWN_NS, DUSK_NS, text_instant
 from reconcile.mapping.bind import MappedTable
 from reconcile.mapping.check import in_user_terms
 from reconcile.problems import Problem
@@ -103,14 +102,9 @@ def _as_text(column: pa.ChunkedArray) -> pa.Array | None:
     return pc.cast(column, pa.string()).combine_chunks()
 
 
-def _ns_since_epoch(text: str) -> int:
-    delta = datetime.fromisoformat(text).replace(tzinfo=UTC) - datetime(1970, 1, 1, tzinfo=UTC)
-    return (delta.days * 86_400 + delta.seconds) * 10**9 + delta.microseconds * 1_000
-
-
 # the times strictly between DAWN and DUSK, the ends the engine keeps for the beginning
 # and the end of time: the range of T (--as-of) and of the times it computes with
-_FIRST_NS, _LAST_NS = _ns_since_epoch(DAWN) + 1, _ns_since_epoch(DUSK) - 1
+_FIRST_NS, _LAST_NS = DAWN_NS + 1, DUSK_NS - 1
 
 
 def end_ns(source: SourceFile, table: pa.Table | pa.RecordBatch) -> int | None:

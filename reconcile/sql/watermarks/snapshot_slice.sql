@@ -13,32 +13,48 @@
 -- slice of partitions in rc_slice only (a range of partition_id, from $slice_first
 -- to $slice_last, a filter the scan applies itself): one slice's aggregate stays in
 -- memory where the whole snapshot's spills.
+WITH agg AS (
+    SELECT
+        p.pk,
+        s.event_id,
+        min(s.position) AS min_pos,
+        max(s.position) AS max_pos,
+        bool_or(s.eligible) AS eligible,
+        bool_and(s.eligibility_stable) AS stable,
+        min(s.visible_at) AS visible_at,
+        bool_or(s.visible_at IS NULL) AS always_visible,
+        bool_or(s.eligible AND s.visible_at IS NULL) AS eligible_always,
+        min(s.position) FILTER (WHERE s.eligible AND s.visible_at IS NOT NULL) AS late_pos,
+        min(s.visible_at) FILTER (WHERE s.eligible AND s.visible_at IS NOT NULL) AS late_at,
+        -- the first row that ends the proof (eligible, or not stable)
+        min(coalesce(s.visible_at, rc_dawn())) FILTER (WHERE s.eligible OR NOT s.eligibility_stable)
+            AS unproven_at
+    FROM snapshot AS s
+    JOIN rc_partitions AS p
+        ON p.scope_id = s.scope_id AND p.partition_id = s.partition_id AND p.evidence = 'snapshot'
+    WHERE (s.visible_at IS NULL OR s.visible_at <= rc_as_of())
+      AND s.partition_id BETWEEN $slice_first AND $slice_last
+    GROUP BY p.pk, s.event_id
+),
+judged AS (
+    -- none appeared where an eligible row was there from the start at the event's one
+    -- position (a row at another position did, and is read so)
+    SELECT *, NOT (eligible_always AND min_pos = max_pos) AS may_appear
+    FROM agg
+)
 SELECT
-    p.pk,
-    s.event_id,
-    min(s.position) AS min_pos,
-    max(s.position) AS max_pos,
-    bool_or(s.eligible) AS eligible,
-    bool_and(s.eligibility_stable) AS stable,
-    min(s.visible_at) AS visible_at,
-    bool_or(s.visible_at IS NULL) AS always_visible,
-    -- none where an eligible row was there from the start at the event's one
-    -- position: the event never appeared (a row at another position did, and is read
-    -- so)
-    CASE WHEN NOT (bool_or(s.eligible AND s.visible_at IS NULL) AND min(s.position) = max(s.position)) THEN
-        min(s.position) FILTER (WHERE s.eligible AND s.visible_at IS NOT NULL)
-    END AS appeared_pos,
-    CASE WHEN NOT (bool_or(s.eligible AND s.visible_at IS NULL) AND min(s.position) = max(s.position)) THEN
-        min(s.visible_at) FILTER (WHERE s.eligible AND s.visible_at IS NOT NULL)
-    END AS appeared_at,
+    pk,
+    event_id,
+    min_pos,
+    max_pos,
+    eligible,
+    stable,
+    visible_at,
+    always_visible,
+    CASE WHEN may_appear THEN late_pos END AS appeared_pos,
+    CASE WHEN may_appear THEN late_at END AS appeared_at,
     CASE
-        WHEN min(coalesce(s.visible_at, rc_dawn())) FILTER (WHERE s.eligible OR NOT s.eligibility_stable)
-             > CASE WHEN bool_or(s.visible_at IS NULL) THEN rc_dawn() ELSE min(s.visible_at) END
-            THEN min(coalesce(s.visible_at, rc_dawn())) FILTER (WHERE s.eligible OR NOT s.eligibility_stable)
+        WHEN unproven_at > CASE WHEN always_visible THEN rc_dawn() ELSE visible_at END
+            THEN unproven_at
     END AS proven_until
-FROM snapshot AS s
-JOIN rc_partitions AS p
-    ON p.scope_id = s.scope_id AND p.partition_id = s.partition_id AND p.evidence = 'snapshot'
-WHERE (s.visible_at IS NULL OR s.visible_at <= rc_as_of())
-  AND s.partition_id BETWEEN $slice_first AND $slice_last
-GROUP BY p.pk, s.event_id
+FROM judged
