@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
 from hypothesis import example, given, settings
@@ -129,50 +128,37 @@ def _tables(won: Won, snapshot: Rows) -> dict[str, Any]:
 
 
 @pytest.mark.slow
-@given(writes, rows, st.booleans())
+@given(writes, rows)
 # the edges of the search: an event that appeared before every write of its
 # partition, the other's writes covering it (whichever partition's run comes first);
 # one that appeared at a write's instant, and one just after
 @example(
     [("p0", 1, 9, True), ("p1", 1, 9, True)],
     [("p0", "e0", 2, True, 0), ("p1", "e1", 2, True, 0)],
-    True,
 )
 @example(
     [("p0", 5, 9, True), ("p1", 1, 9, True)],
     [("p0", "e0", 2, True, 3), ("p1", "e1", 2, True, 0)],
-    True,
 )
 @example(
     [("p1", 5, 9, True), ("p0", 1, 9, True)],
     [("p1", "e0", 2, True, 3), ("p0", "e1", 2, True, 0)],
-    True,
 )
-@example([("p0", 3, 9, True)], [("p0", "e0", 2, True, 3), ("p0", "e1", 2, True, 4)], True)
-@example([("p0", 3, 9, True)], [("p0", "e0", 2, True, 3), ("p0", "e1", 2, True, 4)], False)
+@example([("p0", 3, 9, True)], [("p0", "e0", 2, True, 3), ("p0", "e1", 2, True, 4)])
 # an eligible row there from the start, and another visible after a covering write
-@example([("p0", 3, 9, True)], [("p0", "e0", 2, True, None), ("p0", "e0", 2, True, 5)], True)
-@example([("p0", 3, 9, True)], [("p0", "e0", 2, True, None), ("p0", "e0", 4, True, 5)], True)
+@example([("p0", 3, 9, True)], [("p0", "e0", 2, True, None), ("p0", "e0", 2, True, 5)])
+@example([("p0", 3, 9, True)], [("p0", "e0", 2, True, None), ("p0", "e0", 4, True, 5)])
 @settings(max_examples=examples(40), deadline=None)
-def test_late_insert_equals_the_reference(
-    tmp_path_factory: Any, won: Won, snapshot: Rows, function: bool
-) -> None:
-    """Two partitions, each with its own writes; the search run as the SQL macro a
-    small log set gets, or as the Python function a large one gets."""
+def test_late_insert_equals_the_reference(tmp_path_factory: Any, won: Won, snapshot: Rows) -> None:
+    """Two partitions, each with its own writes."""
     folder = Path(tmp_path_factory.mktemp("late"))
-    assert late_findings(folder, won, snapshot, function) == reference(won, snapshot)
+    assert late_findings(folder, won, snapshot) == reference(won, snapshot)
 
 
-def late_findings(
-    folder: Path, won: Won, snapshot: Rows, function: bool
-) -> dict[tuple[str, str], int]:
-    """(partition, event) -> generation of the audit's late_insert findings, the search
-    run as a Python function (``function``) or as the SQL macro."""
+def late_findings(folder: Path, won: Won, snapshot: Rows) -> dict[tuple[str, str], int]:
+    """(partition, event) -> generation of the audit's late_insert findings."""
     path = write_logset(folder, _tables(won, snapshot))
-    with (
-        mock.patch("reconcile.engine.namespace.SMALL_WORK", -1 if function else 10**18),
-        open_logset(path) as logset,
-    ):
+    with open_logset(path) as logset:
         findings = audit(logset).findings.to_dicts()
     return {
         (f["partition_id"], f["event_id"]): f["generation"]
@@ -203,6 +189,4 @@ def test_an_event_after_its_partitions_last_write_at_the_next_ones_first(
     the reference test above in CI, 2026-12-05; p1's run comes first in the reach)."""
     won: Won = [("p0", 1, 0, True), ("p1", 0, 0, True)]
     snapshot: Rows = [("p0", "e0", 0, False, None), ("p1", "e0", 0, True, 1)]
-    for function in (False, True):
-        got = late_findings(tmp_path / str(function), won, snapshot, function)
-        assert got == {("p1", "e0"): 1} == reference(won, snapshot)
+    assert late_findings(tmp_path, won, snapshot) == {("p1", "e0"): 1} == reference(won, snapshot)

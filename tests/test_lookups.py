@@ -1,5 +1,5 @@
 """Lookups (reconcile.engine.lookups): functions a query calls, built from a working
-table (a Python function over Arrow chunks, or on a small log set a SQL macro).
+table (a Python function over Arrow chunks).
 ``rc_instant_no`` gives a time its instant number, the first instant at or after it
 in its scope: checked against a plain search, and against the ASOF join it replaces,
 on drawn instants and times; ``rc_instant_span`` gives two times' numbers at once."""
@@ -18,14 +18,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reconcile import open_logset
-from reconcile.audit.findings import findings
 from reconcile.engine import Analysis, lookups
 from reconcile.engine.declare import Lookup, Step, table
 from reconcile.engine.namespace import Namespace
 from reconcile.engine.steps.frontier import INSTANT_NO, INSTANT_SPAN
 from reconcile.errors import InternalError
 from reconcile_schemas import CoordinateType
-from tests.conftest import examples, fast_tier
+from tests.conftest import examples
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 BASE = datetime(2026, 1, 1)
@@ -61,7 +60,6 @@ def _namespace(by_scope: dict[str, set[int]], asked: list[tuple[str, int | None]
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
     ns = Namespace(con, CoordinateType.INT64)
-    ns.small = False  # a Python function, whatever the size (tests that want a macro say so)
     rows = [(s, BASE + timedelta(seconds=x)) for s in by_scope for x in by_scope[s]]
     ns.cursor.execute("CREATE TEMP TABLE raw (scope_id VARCHAR, t TIMESTAMP_NS)")
     if rows:
@@ -138,14 +136,12 @@ SELECT k, span.lo, span.hi FROM searched ORDER BY k
 """
 
 
-@pytest.mark.parametrize("small", fast_tier([False, True], keep=[False]), ids=["function", "macro"])
 @given(instants, times)
 @settings(max_examples=examples(60), deadline=None)
 def test_instant_span_numbers_both_ends_as_instant_no_does(
-    small: bool, by_scope: dict[str, set[int]], asked: list[tuple[str, int | None]]
+    by_scope: dict[str, set[int]], asked: list[tuple[str, int | None]]
 ) -> None:
     ns = _namespace(by_scope, asked)
-    ns.small = small
     with ns.lookups(SPAN_STEP):
         got = [(int(k), lo, hi) for k, lo, hi in ns.cursor.execute(SPAN_ASKED).fetchall()]
     n = len(asked)
@@ -155,16 +151,13 @@ def test_instant_span_numbers_both_ends_as_instant_no_does(
     ]
 
 
-@pytest.mark.parametrize("small", fast_tier([False, True], keep=[False]), ids=["function", "macro"])
 @given(instants, times)
 @settings(max_examples=examples(60), deadline=None)
 def test_instant_no_is_the_first_instant_at_or_after_a_time(
-    small: bool, by_scope: dict[str, set[int]], asked: list[tuple[str, int | None]]
+    by_scope: dict[str, set[int]], asked: list[tuple[str, int | None]]
 ) -> None:
-    """Both ways a lookup is made (a Python function; on a small log set, a SQL
-    macro) give the plain search's numbers."""
+    """The lookup gives the plain search's numbers."""
     ns = _namespace(by_scope, asked)
-    ns.small = small
     got = _asked(ns, ASKED)
     assert got == [(k, _reference(by_scope, s, x)) for k, (s, x) in enumerate(asked)]
     # where the scope has instants, it is what the ASOF join it replaces gives
@@ -172,17 +165,14 @@ def test_instant_no_is_the_first_instant_at_or_after_a_time(
     assert with_instants == _asked(ns, ASOF)
 
 
-@pytest.mark.parametrize("small", [False, True], ids=["function", "macro"])
-def test_a_time_at_an_instant_is_that_instant(small: bool) -> None:
+def test_a_time_at_an_instant_is_that_instant() -> None:
     """At, between, before and after the instants, null, and a scope without any:
     in one scope's chunk (one search), and in a chunk of several."""
     one = [("a", 5), ("a", 4), ("a", 0), ("a", 10)]
     ns = _namespace({"a": {1, 5, 9}, "b": {1}}, one)
-    ns.small = small
     assert _asked(ns, ASKED) == [(0, 1), (1, 1), (2, 0), (3, 3)]
     several = [*one, ("a", None), ("b", 1), ("c", 3)]
     ns = _namespace({"a": {1, 5, 9}, "b": {1}}, several)
-    ns.small = small
     assert _asked(ns, ASKED) == [(0, 1), (1, 1), (2, 0), (3, 3), (4, None), (5, 3), (6, None)]
 
 
@@ -254,7 +244,6 @@ def test_a_lookup_built_from_a_table_the_step_does_not_read_is_refused() -> None
 def test_instants_misnumbered_are_the_engine_s_fault() -> None:
     con = duckdb.connect()
     ns = Namespace(con, CoordinateType.INT64)
-    ns.small = False
     ns.cursor.execute(
         "CREATE TEMP TABLE rc_instants AS SELECT 'a' AS scope_id,"
         " TIMESTAMP_NS '2026-01-01' AS t, 3 AS idx"
@@ -270,41 +259,6 @@ def test_a_range_that_is_not_one_run_is_the_engine_s_fault() -> None:
     # raised inside the query: DuckDB's error carries it (the engine's step names it)
     with pytest.raises(duckdb.Error, match="not one run"):
         _asked(ns, "SELECT k, rc_instant_no(0, 4, t) FROM asked ORDER BY k")
-
-
-def test_a_log_set_audits_the_same_through_functions_and_macros() -> None:
-    """data/faults audited with its lookups as SQL macros (as a small log set's are)
-    and as Python functions (as a large one's): every result and timeline the same."""
-
-    def results(small: bool) -> dict[str, pl.DataFrame]:
-        with open_logset(DATA / "faults") as logset, Analysis(logset) as analysis:
-            analysis._ns.small = small
-            partitions = analysis.watermarks().select("scope_id", "partition_id")
-            return {
-                "watermarks": analysis.watermarks(),
-                "frontier_history": analysis.frontier_history(),
-                "findings": findings(analysis).sort("rule", "partition_id", "event_id", "at"),
-                "timelines": analysis.history(partitions),
-            }
-
-    macros, functions = results(True), results(False)
-    for name, frame in macros.items():
-        assert frame.equals(functions[name]), name
-
-
-def test_the_work_decides_between_a_macro_and_a_function() -> None:
-    """A step reading few rows gets the macro; one reading many, the function."""
-    ns = _namespace({"a": set(range(0, 40, 2))}, [("a", 3)])
-    ns.small = None
-    assert ns._small(STEP, INSTANT_NO)
-    ns.cursor.execute("CREATE TEMP TABLE rc_many AS SELECT range AS x FROM range(2000000)")
-    many = Step(
-        "test/many",
-        table("rc_test", "k INTEGER", "rows"),
-        reads=("rc_instants", "rc_many"),
-        lookups=(INSTANT_NO,),
-    )
-    assert not ns._small(many, INSTANT_NO)
 
 
 def test_a_filter_on_both_ends_calls_the_search_once_per_chunk(

@@ -68,19 +68,17 @@ def test_the_commands_load_the_simulator_only_to_simulate() -> None:
 
 
 def test_lookups_as_functions_load_no_pandas() -> None:
-    """A large log set's lookups are Python functions over Arrow arrays
-    (reconcile/engine/lookups.py). Their answers are built on NumPy's buffers: the
-    first ``pa.array`` of a NumPy array imports pandas, a quarter of a second of every
-    such audit. data/faults, with its lookups made functions as a large log set's are,
-    through watermarks, findings (rule late_insert's search among them), the history
-    and the timelines."""
+    """Lookups are Python functions over Arrow arrays (reconcile/engine/lookups.py).
+    Their answers are built on NumPy's buffers: the first ``pa.array`` of a NumPy
+    array imports pandas, a quarter of a second of every audit. data/faults through
+    watermarks, findings (rule late_insert's search among them), the history and the
+    timelines."""
     faults = Path(__file__).resolve().parents[1] / "data" / "faults"
     code = (
         "from reconcile import open_logset\n"
         "from reconcile.audit.findings import findings\n"
         "from reconcile.engine import Analysis\n"
         f"with open_logset({str(faults)!r}) as logset, Analysis(logset) as analysis:\n"
-        "    analysis._ns.small = False\n"
         "    found = findings(analysis)\n"
         "    assert 'late_insert' in set(found['rule']), 'the search of late_insert ran'\n"
         "    analysis.frontier_history()\n"

@@ -24,11 +24,10 @@ the number of the first row at or after it in a numbered, time-ordered table:
 The tables searched are small next to the rows looked up (one per step of every
 partition's history, one per event blocker, one per snapshot event).
 
-Where the work is small (:data:`SMALL_WORK`) a lookup is a SQL macro instead
-(:func:`small_macro`), a correlated subquery over a few hundred rows. It spared small
-log sets the import of pandas, which the functions no longer cause; on data/faults
-either form now costs the same (README). Both give the same numbers
-(tests/test_lookups.py).
+Every lookup is such a function, whatever the size of the log set: the path the
+large runs take is the one every test takes. (A SQL macro for small log sets, a
+correlated subquery, was kept until 2026-12-07; it cost the same on data/faults once
+the functions stopped loading pandas, bench/EVENT_LEVEL.md.)
 
 A search's answer is an Arrow array made from its NumPy buffers
 (:func:`_int64_array`): ``pa.array`` of a NumPy array imports pandas on its first
@@ -48,31 +47,6 @@ from reconcile.engine.declare import Lookup
 from reconcile.errors import InternalError
 
 Kernel = Callable[..., pa.Array]
-
-# A lookup is a SQL macro (small_macro) where the rows of the tables its step reads
-# times the rows of its own table are at most this: a few seconds' worth of
-# comparisons at worst.
-SMALL_WORK = 20_000_000
-
-
-def small_macro(lookup: Lookup) -> str:
-    """The body of a macro of arguments ``a0, a1, a2`` (first, end, t) that gives what
-    :func:`instant_numbers` gives, as a correlated subquery over the lookup's table:
-    cheap where the table and the rows looked up are few. With a fourth argument
-    (a second time, ``a3``), the numbers of both times, as :func:`instant_spans`
-    gives them."""
-    table = quote_identifier(lookup.table)
-
-    def number(t: str) -> str:
-        return (
-            f"(CASE WHEN a0 IS NULL OR a1 IS NULL OR {t} IS NULL THEN NULL ELSE"
-            f" (SELECT coalesce(min(l.idx), a1) FROM {table} AS l"
-            f" WHERE l.idx >= a0 AND l.idx < a1 AND l.t >= {t}) END)"
-        )
-
-    if len(lookup.args) == 4:
-        return f"{{'lo': {number('a2')}, 'hi': {number('a3')}}}"
-    return number("a2")
 
 
 # Arrow arrays read as NumPy from their buffers: Array.to_numpy would load pandas

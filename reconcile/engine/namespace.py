@@ -28,7 +28,7 @@ from duckdb.func import FunctionNullHandling, PythonUDFType
 from reconcile.db import quote_identifier
 from reconcile.engine.declare import Guard, Lookup, Step, Table, Union
 from reconcile.engine.encodings import resolve
-from reconcile.engine.lookups import BUILDERS, SMALL_WORK, Kernel, small_macro
+from reconcile.engine.lookups import BUILDERS, Kernel
 from reconcile.errors import InternalError, UsageError, classify_engine_error, first_line
 from reconcile.logset.normalize import DAWN, DUSK, text_instant
 from reconcile.sql import load, parameters
@@ -120,9 +120,6 @@ class Namespace:
         self.closed = False
         # T as DuckDB renders it (set_as_of)
         self.as_of_literal = ""
-        # lookups as SQL macros (True) or functions (False); None: by the work
-        # (reconcile.engine.lookups.SMALL_WORK)
-        self.small: bool | None = None
         # (query, seconds) for every named query run, in order: where the time goes.
         self.timings: list[tuple[str, float]] = []
         # the lookups built, by (table, function): reused while their table stands
@@ -251,15 +248,6 @@ class Namespace:
         try:
             for lookup in step.lookups:
                 arguments = ", ".join(f"a{i}" for i in range(len(lookup.args)))
-                if self._small(step, lookup):
-                    self.run(
-                        step.name,
-                        "(lookup)",
-                        f"CREATE OR REPLACE TEMP MACRO {lookup.function}({arguments})"
-                        f" AS {small_macro(lookup)}",
-                    )
-                    installed.append((lookup, ""))
-                    continue
                 key = (lookup.table, lookup.function)
                 kernel = self._kernels.get(key)
                 if kernel is None:
@@ -296,22 +284,7 @@ class Namespace:
             for lookup, function in installed:
                 with suppress(duckdb.Error):
                     self.con.execute(f"DROP MACRO IF EXISTS {lookup.function}")
-                    if function:
-                        self.con.remove_function(function)
-
-    def _small(self, step: Step, lookup: Lookup) -> bool:
-        """Whether ``step``'s ``lookup`` is little work: the rows of the working
-        tables the step reads, times the rows of the lookup's table."""
-        if self.small is not None:
-            return self.small
-        rows = self.run(
-            step.name,
-            "(lookup)",
-            "SELECT table_name, estimated_size FROM duckdb_tables() WHERE temporary",
-        ).fetchall()
-        sizes = {name: int(size or 0) for name, size in rows}
-        looked_up = sum(sizes.get(name, 0) for name in step.reads if name != lookup.table)
-        return looked_up * sizes.get(lookup.table, 0) <= SMALL_WORK
+                    self.con.remove_function(function)
 
     def create_empty(self, table: Table) -> None:
         """``table`` with its declared columns and no row (a step that does not apply)."""
