@@ -354,6 +354,23 @@ def test_overclaim_causes(tmp_path: Path) -> None:
     assert '"cause":"unknown"' in found(tmp_path / "e", overclaim(True), "overclaim")[0]["evidence"]
 
 
+def test_a_token_in_another_ordering_is_still_a_token(tmp_path: Path) -> None:
+    """token_as_watermark compares a watermark with a token, not with another claim
+    (docs/contract.md §8): it fires on a claim stated in another ordering. overclaim,
+    which compares the claim with the partition's bounds, skips that claim."""
+    tables = token_as_watermark(True)
+    tables["pages"][0].update(finality_through=1, finality_inclusive=True)
+    tables["checkpoints"][0]["ordering"] = "event_time"
+    tables["scopes"] = [{"scope_id": "s", "ordering": "seq", "domain": "discrete"}]
+    (row,) = found(tmp_path / "other", tables, "token_as_watermark")
+    assert (row["partition_id"], row["generation"]) == ("p0", 1)
+    assert found(tmp_path / "other-overclaim", tables, "overclaim") == []
+    # the same claim in the scope's ordering overclaims, the token its cause
+    tables["checkpoints"][0]["ordering"] = "seq"
+    (over,) = found(tmp_path / "own", tables, "overclaim")
+    assert '"cause":"token"' in over["evidence"]
+
+
 def test_a_rule_reports_each_key_once(tmp_path: Path) -> None:
     """§5: two won writes of attempt a2 with generation 2 (one key), neither after a
     generation 1: each breaks the chain, and the finding is reported once, at the
