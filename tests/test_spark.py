@@ -185,6 +185,17 @@ def test_as_of_is_the_same(spark: SparkSession) -> None:
     assert_same(mine, theirs)
 
 
+def test_as_of_before_every_write_is_the_same(spark: SparkSession) -> None:
+    """An instant before the first won write, the partitions in buckets: no partition
+    is drawn, and the timelines are an empty table of their columns (Spark gave a
+    table without columns, and the report failed with exit 3)."""
+    as_of = "2026-01-01T00:00:00.000001+00:00"
+    mine = spark_audit(spark, DATA / "faults", as_of=as_of)
+    theirs = duckdb_audit(DATA / "faults", as_of)
+    assert theirs.timelines.is_empty() and theirs.timelines.width
+    assert_same(mine, theirs)
+
+
 CONNECT_AUDIT = """
 import sys
 from pathlib import Path
@@ -290,7 +301,7 @@ def test_a_uri_is_listed_by_spark(spark: SparkSession, tmp_path: Path) -> None:
     """A log set named by URL is listed through Spark's file systems (here file://)."""
     _split_by_scope(DATA / "membership", tmp_path / "hive")
     engine = _engine(spark, (tmp_path / "hive").as_uri())
-    _, local, _ = local_sources(str(tmp_path / "hive"))
+    _, local, _, _ = local_sources(str(tmp_path / "hive"))
     assert sorted(engine.sources) == sorted(local)
     assert {n: s.hive for n, s in engine.sources.items()} == {n: s.hive for n, s in local.items()}
     assert_same(
@@ -688,7 +699,7 @@ def test_a_bucket_whose_partition_phase_failed_passes_the_failure_on() -> None:
     task instead of failing the job; the scope's task, finding its rows valid,
     raises it (the engine's fault), and never audits without that phase; given the
     phase, it audits."""
-    _, sources, _ = local_sources(str(DATA / "faults"))
+    _, sources, _, _ = local_sources(str(DATA / "faults"))
     contents = {k: Path(s.uri.removeprefix("file://")).read_bytes() for k, s in sources.items()}
     tables = {}
     for key, source in sorted(sources.items()):
@@ -795,9 +806,25 @@ def _scope_without_partitions(target: Path) -> None:
     pq.write_table(pa.concat_tables([scopes, extra.cast(scopes.schema)]), target / "scopes.parquet")
 
 
+def _empty_folders(target: Path) -> None:
+    """checkpoints and pages as folders without a file: present, without rows (§1:
+    a folder holding any number of Parquet files). Spark took an empty folder for
+    a missing table: checkpoints missing (exit 2), pages left out of the inputs."""
+    (target / "checkpoints.parquet").unlink()
+    (target / "checkpoints").mkdir()
+    (target / "pages.parquet").unlink()
+    (target / "pages" / "scope_id=s0").mkdir(parents=True)
+
+
 @pytest.mark.parametrize(
     "layout",
-    [_dot_parquet_folders, _glob_names, _published_by_time, _scope_without_partitions],
+    [
+        _dot_parquet_folders,
+        _glob_names,
+        _published_by_time,
+        _scope_without_partitions,
+        _empty_folders,
+    ],
     ids=lambda f: f.__name__,
 )
 def test_layouts_audit_the_same(spark: SparkSession, tmp_path: Path, layout: Any) -> None:
@@ -896,6 +923,34 @@ def _int96_nanoseconds(target: Path) -> None:
     pq.write_table(receipts, target / "receipts.parquet", use_deprecated_int96_timestamps=True)
 
 
+def _not_parquet(target: Path) -> None:
+    """receipts.parquet that is not Parquet (Spark failed reading its footer: exit 3)."""
+    (target / "receipts.parquet").write_bytes(b"garbage\n")
+
+
+def _text_beside_parquet(target: Path) -> None:
+    """A text file among the receipts' Parquet files, and checkpoints not Parquet."""
+    (target / "receipts").mkdir()
+    (target / "receipts.parquet").rename(target / "receipts" / "part-0.parquet")
+    (target / "receipts" / "notes.txt").write_text("hi\n")
+    (target / "checkpoints.parquet").write_bytes(b"PAR1" + b"\0" * 12 + b"PAR1")
+
+
+def _unreadable_column(target: Path) -> None:
+    """receipts whose footer and times read and whose event ids do not: the pages of
+    event_id overwritten (Spark read the footer and the times in one job, the rows in
+    another, which failed: exit 3)."""
+    path = target / "receipts.parquet"
+    metadata = pq.ParquetFile(path).metadata
+    data = bytearray(path.read_bytes())
+    column = metadata.schema.names.index("event_id")
+    for group in range(metadata.num_row_groups):
+        chunk = metadata.row_group(group).column(column)
+        start = chunk.dictionary_page_offset or chunk.data_page_offset
+        data[start : start + chunk.total_compressed_size] = b"\xff" * chunk.total_compressed_size
+    path.write_bytes(bytes(data))
+
+
 @pytest.mark.parametrize(
     ("origin", "breaks"),
     [
@@ -905,6 +960,9 @@ def _int96_nanoseconds(target: Path) -> None:
         ("timestamps", _int96_nanoseconds),
         ("clean", _written_at_past_2262),
         ("clean", _written_at_past_2262_in_one_of_two_scopes),
+        ("clean", _not_parquet),
+        ("clean", _text_beside_parquet),
+        ("clean", _unreadable_column),
     ],
     ids=lambda v: v.__name__ if callable(v) else v,
 )

@@ -75,12 +75,14 @@ def layout(root: str, relpaths: Iterable[str]) -> tuple[dict[str, SourceFile], l
 
 def local_sources(
     path: str, mapping: LogMapping | str | Path | None = None
-) -> tuple[str, dict[str, SourceFile], list[Problem]]:
+) -> tuple[str, dict[str, SourceFile], list[Problem], tuple[str, ...]]:
     """A local log set's files, by the engine's own discovery; with a mapping (given,
     or the folder's reconcile.toml), the user's files of each mapped table, each to be
-    read through it and laid out as ``<table>/NNNNN.parquet``."""
+    read through it and laid out as ``<table>/NNNNN.parquet``. Last, the tables that
+    are there without a file (a folder ``<table>/`` of none: §1's "any number")."""
     files = discover_with_mapping(path, mapping)
     sources: dict[str, SourceFile] = {}
+    empty = tuple(t.name for t in files.tables.values() if not t.files)
     for table in files.tables.values():
         mapped = files.mapped.get(table.name)
         for number, (file, hive) in enumerate(zip(table.files, table.hive, strict=True)):
@@ -94,7 +96,7 @@ def local_sources(
             assert isinstance(mapped, MappedTable)  # executors read it through the mapping
             relpath = f"{table.name}/{number:05d}.parquet"
             sources[relpath] = SourceFile(table.name, relpath, uri, {}, mapped, name)
-    return str(files.root), sources, list(files.problems)
+    return str(files.root), sources, list(files.problems), empty
 
 
 def remote_sources(

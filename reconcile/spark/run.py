@@ -12,16 +12,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import duckdb
 import polars as pl
 import pyarrow.parquet as pq
 
 from reconcile.audit import AuditResult, no_exemptions
 from reconcile.audit.findings import sort_findings
 from reconcile.audit.phases import PARTITION_ONLY
-from reconcile.db import connect
+from reconcile.db import connect, quote_identifier
 from reconcile.engine.analysis import frame
+from reconcile.engine.encodings import resolve
 from reconcile.engine.namespace import parse_as_of
 from reconcile.engine.registry import PARTITION_INPUTS
+from reconcile.engine.steps.history import TIMELINES
 from reconcile.errors import (
     InputError,
     InvalidLogSet,
@@ -41,11 +44,14 @@ from reconcile.spark.scatter import (
     FACTS_SCHEMA,
     PIECE_ROWS,
     PIECES_SCHEMA,
+    STANDIN,
     SourceFile,
     by_bucket,
     footers,
     from_ipc,
     scatter,
+    standin,
+    unreadable_problem,
 )
 from reconcile.spark.tasks import (
     CHECKED,
@@ -56,7 +62,7 @@ from reconcile.spark.tasks import (
 )
 from reconcile.validate import validate_files
 from reconcile.validate.report import TableRead, ValidationReport
-from reconcile_schemas import TABLES
+from reconcile_schemas import TABLES, CoordinateType
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, Row, SparkSession
@@ -157,18 +163,29 @@ class SparkEngine:
                     f" executors read): {text} is a URL"
                 )
             self.mapping = None
+            # (a Hadoop listing shows files, not folders: a table's folder without a
+            # file is not seen there, and the table is absent)
             self.root, self.sources, self.layout_problems = remote_sources(spark, text)
+            empty: tuple[str, ...] = ()
         else:
             chosen = resolve_mapping(text, mapping)
             self.mapping = str(chosen.path) if chosen is not None else None
-            self.root, self.sources, self.layout_problems = local_sources(text, chosen)
+            self.root, self.sources, self.layout_problems, empty = local_sources(text, chosen)
         # the tables read through a mapping, as bound here, on the driver
         self.mapped = {s.table: s.mapped for s in self.sources.values() if s.mapped is not None}
         self._facts_read = False
         self.tables: dict[str, tuple[str, bytes]] = {}
         self.files: dict[str, int] = {}
+        for table in empty:
+            # there without a file: the tasks get a stand-in without rows, so that
+            # the table is present for them too (checkpoints among them: not missing)
+            self.files[table] = 0
+            self.tables[table] = (f"{table}/{STANDIN}", standin(table))
         # every file's schema (an empty IPC table), by its relpath
         self.schemas: dict[str, bytes] = {}
+        # the files that cannot be read as Parquet, by relpath: validation's problems,
+        # kept out of the tasks (whose reading of them would fail)
+        self.unreadable: dict[str, Problem] = {}
         self.end_ns: int | None = None
 
     def _files(self, uris: list[str]) -> DataFrame:
@@ -193,17 +210,28 @@ class SparkEngine:
         ends = [row["end_ns"] for row in rows if row["end_ns"] is not None]
         self.end_ns = max(ends) if ends else None
         for row in sorted(rows, key=lambda r: str(r["relpath"])):
-            table = self.sources[row["relpath"]].table
-            self.files[table] = self.files.get(table, 0) + 1
-            self.tables.setdefault(table, (row["relpath"], bytes(row["blob"])))
+            source = self.sources[row["relpath"]]
+            self.files[source.table] = self.files.get(source.table, 0) + 1
+            if row["problem"] is not None:
+                self.unreadable[source.relpath] = unreadable_problem(source, row["problem"])
+                continue
+            self.tables.setdefault(source.table, (row["relpath"], bytes(row["blob"])))
             self.schemas[str(row["relpath"])] = bytes(row["blob"])
+        for relpath, problem in self.unreadable.items():
+            # a table none of whose files reads is there all the same (not missing),
+            # without rows: a stand-in of its columns, of no type, so that the
+            # tasks see it present and infer no coordinate type from it
+            if problem.table is not None and problem.table not in self.tables:
+                self.tables[problem.table] = (relpath, standin(problem.table))
         self._facts_read = True
 
     def pieces(self, tables: Iterable[str] | None = None, buckets: int = 0) -> DataFrame:
         """The pieces of the files (of ``tables``; default all), by scope, and by
         bucket of partitions with ``buckets`` (a lazy DataFrame: read when a job runs)."""
         wanted = set(TABLES if tables is None else tables)
-        sources = {k: s for k, s in self.sources.items() if s.table in wanted}
+        sources = {
+            k: s for k, s in self.sources.items() if s.table in wanted and k not in self.unreadable
+        }
         schema = BUCKETED_SCHEMA if buckets else PIECES_SCHEMA
         if not sources:
             return self.spark.createDataFrame([], schema)
@@ -375,11 +403,14 @@ class SparkEngine:
                 "user_files": {
                     k: s.user_file for k, s in self.sources.items() if s.user_file is not None
                 },
-                "broken": frozenset(p.table for p in uncovered if p.table),
+                "broken": frozenset(
+                    p.table for p in (*uncovered, *self.unreadable.values()) if p.table
+                ),
                 "root": str(self.root),
             }
         )
         collected = Collected()
+        collected.problems.append([p.to_dict() for p in self.unreadable.values()])
         collected.problems.append([p.to_dict() for p in uncovered])
         collected.problems.append(self._schema_problems(job))
         if any(collected.problems) and job.command != "validate":
@@ -428,7 +459,8 @@ class SparkEngine:
             check_as_of(job.as_of)
         else:
             self.read_facts()
-            if self.end_ns is None:
+            if self.end_ns is None and not self.unreadable:
+                # (a file that cannot be read may hold them: validation says so)
                 raise UsageError(f"log set {self.root} has no timestamped rows")
         collected = self.run(job)
         report = self.report(collected, job.max_examples)
@@ -477,6 +509,16 @@ def frontiers(engine: SparkEngine, job: Job) -> pl.DataFrame:
     return frame.sort("scope_id", "basis") if frame.height else frame
 
 
+def no_timelines(coordinate: str) -> pl.DataFrame:
+    """The timelines' columns (as the engine declares ``rc_timelines``), without rows."""
+    columns = ", ".join(
+        f"CAST(NULL AS {resolve(c.type, CoordinateType(coordinate))}) AS {quote_identifier(c.name)}"
+        for c in TIMELINES.produces.columns
+    )
+    with duckdb.connect() as con:
+        return frame(con.sql(f"SELECT {columns} WHERE false").to_arrow_table())
+
+
 def audit(engine: SparkEngine, job: Job, step: Step | None = None) -> AuditResult:
     """The audit of every scope; ``step`` hears "audit the scopes" once the files are
     read into pieces."""
@@ -487,6 +529,10 @@ def audit(engine: SparkEngine, job: Job, step: Step | None = None) -> AuditResul
     frames = {name: collected.frame(name) for name in FRAMES}
     history = frames["frontier_history"]
     timelines = frames["timelines"]
+    if not timelines.width:
+        # no partition drawn in any bucket (an instant before every write): no task
+        # gave a timelines table, so none has its columns
+        timelines = no_timelines(collected.coordinate)
     marks = frames["watermarks"]
     fronts = frames["frontiers"]
     as_of = datetime.fromisoformat(collected.as_of) if collected.as_of else None

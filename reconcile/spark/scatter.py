@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from reconcile.db import connect
-from reconcile.errors import resource_error
+from reconcile.errors import first_line, resource_error
 from reconcile.logset.arrow_types import Kind, kind_of
 from reconcile.logset.file_schemas import int96_columns, mapped_int96
 from reconcile.logset.normalize import DAWN_NS, DUSK_NS, text_instant
@@ -46,7 +46,7 @@ _NS_PER = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 
 PIECES_SCHEMA = "scope_id string, relpath string, blob binary"
 BUCKETED_SCHEMA = "scope_id string, bucket long, relpath string, blob binary"
-FACTS_SCHEMA = "relpath string, rows long, end_ns long, blob binary"
+FACTS_SCHEMA = "relpath string, rows long, end_ns long, blob binary, problem string"
 
 _COMPRESSION = "lz4"
 
@@ -229,6 +229,41 @@ def _unreadable(source: SourceFile, error: duckdb.Error) -> dict[str, object]:
     return {"scope_id": None, "relpath": PROBLEM, "blob": json.dumps(problem.to_dict()).encode()}
 
 
+# What pyarrow raises on a file that is not Parquet or does not read as such (a
+# MemoryError among them is the machine's, not the file's: raised on).
+UNREADABLE = (OSError, ValueError, pa.ArrowException)
+
+
+def unreadable_problem(source: SourceFile, reason: str) -> Problem:
+    """The problem of a file that cannot be read as Parquet, worded as validation
+    words it on one machine (check ``unreadable_file``)."""
+    return Problem(
+        check="unreadable_file",
+        table=source.table,
+        files=(source.user_file or source.relpath,),
+        message=f"cannot be read as Parquet: {reason}",
+    )
+
+
+# The name of a stand-in file (standin) in a task's log set.
+STANDIN = "__standin__.parquet"
+
+
+def standin(table: str) -> bytes:
+    """An empty IPC table of ``table``'s contract columns, each of Parquet's null
+    type: the table present without rows, typing no column (a null-typed column
+    reads as all null, and tells no coordinate type)."""
+    names = table_schema(table).columns
+    return to_ipc(pa.schema([(name, pa.null()) for name in names]).empty_table())
+
+
+def unreadable_file(source: SourceFile, reason: str) -> dict[str, object]:
+    """A piece saying that a file cannot be read as Parquet, for the task of the rows
+    without a scope."""
+    blob = json.dumps(unreadable_problem(source, reason).to_dict()).encode()
+    return {"scope_id": None, "relpath": PROBLEM, "blob": blob}
+
+
 def _int96_problems(source: SourceFile, content: bytes) -> Iterator[dict[str, object]]:
     """Pieces saying which contract columns of a Parquet file are INT96 with times
     finer than a microsecond (validation's int96_nanoseconds, as on one machine):
@@ -282,18 +317,26 @@ def pieces(
             problem = _unreadable(source, error)
             yield {**problem, "bucket": 0} if buckets else problem
             return
-    for rows in batches:
-        for scope, part in _split(source, rows):
-            if not buckets:
-                yield {"scope_id": scope, "relpath": source.relpath, "blob": to_ipc(part)}
-                continue
-            for bucket, share in _buckets(source, part, buckets):
-                yield {
-                    "scope_id": scope,
-                    "bucket": bucket,
-                    "relpath": source.relpath,
-                    "blob": to_ipc(share),
-                }
+    try:
+        for rows in batches:
+            for scope, part in _split(source, rows):
+                if not buckets:
+                    yield {"scope_id": scope, "relpath": source.relpath, "blob": to_ipc(part)}
+                    continue
+                for bucket, share in _buckets(source, part, buckets):
+                    yield {
+                        "scope_id": scope,
+                        "bucket": bucket,
+                        "relpath": source.relpath,
+                        "blob": to_ipc(share),
+                    }
+    except UNREADABLE as error:
+        if isinstance(error, MemoryError):
+            raise
+        # a file whose footer read and whose rows do not: named as validation names
+        # it (the rows before are in pieces already; the problem makes it invalid)
+        problem = unreadable_file(source, first_line(error))
+        yield {**problem, "bucket": 0} if buckets else problem
 
 
 def _mapped_facts(source: SourceFile, content: bytes) -> dict[str, object]:
@@ -323,15 +366,22 @@ def facts(source: SourceFile, content: bytes) -> dict[str, object]:
     mapped columns, read whole)."""
     if source.mapped is not None:
         return _mapped_facts(source, content)
-    parquet = pq.ParquetFile(pa.BufferReader(content), coerce_int96_timestamp_unit="us")
-    schema = parquet.schema_arrow
-    name = END_COLUMNS.get(source.table)
-    latest = None
-    if name is not None and name in source.hive:
-        if parquet.metadata.num_rows:
-            latest = hive_end_ns(source.hive[name])
-    elif name is not None and name in schema.names:
-        latest = end_ns(source, parquet.read(columns=[name], use_threads=False))
+    try:
+        parquet = pq.ParquetFile(pa.BufferReader(content), coerce_int96_timestamp_unit="us")
+        schema = parquet.schema_arrow
+        name = END_COLUMNS.get(source.table)
+        latest = None
+        if name is not None and name in source.hive:
+            if parquet.metadata.num_rows:
+                latest = hive_end_ns(source.hive[name])
+        elif name is not None and name in schema.names:
+            latest = end_ns(source, parquet.read(columns=[name], use_threads=False))
+    except UNREADABLE as error:
+        if isinstance(error, MemoryError):
+            raise
+        # not Parquet, or not readable as such: validation names the file (the
+        # driver keeps it out of the tasks)
+        return {"relpath": source.relpath, "problem": first_line(error)}
     return {
         "relpath": source.relpath,
         "rows": parquet.metadata.num_rows,
@@ -422,5 +472,6 @@ FACTS_ARROW = pa.schema(
         ("rows", pa.int64()),
         ("end_ns", pa.int64()),
         ("blob", pa.binary()),
+        ("problem", pa.string()),
     ]
 )
