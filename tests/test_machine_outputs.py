@@ -47,6 +47,9 @@ def test_findings_json_follows_its_schema_and_equals_the_parquet(faults: Path) -
     assert len(document["findings"]) == table.height == document["counts"]["total"] == 28
     summary = json.loads((faults / "summary.json").read_text())
     assert document["failing"] == summary["failing_findings"] == 23
+    # every time in the JSON documents says UTC (Z), as a JSON reader needs it said
+    assert document["as_of"] == summary["as_of"] == summary["frontiers"][0]["as_of"]
+    assert summary["as_of"].endswith("Z")
     assert sum(f["failing"] for f in document["findings"]) == 23
     keys = set()
     for row, item in zip(table.iter_rows(named=True), document["findings"], strict=True):

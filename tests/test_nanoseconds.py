@@ -107,7 +107,7 @@ def test_the_last_row_counts_at_t(
     code, out = run(capsys, "watermarks", str(logset), "--json", *extra)
     assert code == 0
     (row,) = json.loads(out)
-    assert row["as_of"] == "2026-01-01T00:00:05.000000500"
+    assert row["as_of"] == "2026-01-01T00:00:05.000000500Z"
     assert (row["blocking_event_id"], row["blocking_reason"]) == ("e2", "failed")
     assert (row["proven_through"], row["claim_status"]) == (1, "overclaim")
 
@@ -210,13 +210,14 @@ def test_json_keeps_times_in_vectors_to_the_nanosecond() -> None:
         }
     ).hstack(vector)
     (row,) = json.loads(frame_json(frame))
-    assert row["as_of"] == "2026-01-01T00:00:20.000000500"
+    # in UTC, said so (Z): JSON readers take a time without a zone for local time
+    assert row["as_of"] == "2026-01-01T00:00:20.000000500Z"
     assert row["vector"] == [
-        {"partition_id": "p0", "through": "2026-01-01T00:00:20.000000500", "inclusive": True},
+        {"partition_id": "p0", "through": "2026-01-01T00:00:20.000000500Z", "inclusive": True},
         {"partition_id": "p1", "through": None, "inclusive": None},
     ]
     # microseconds in datetime.isoformat's form, as before
-    assert row["stamp"] == "2026-01-01T00:00:20.000500"
+    assert row["stamp"] == "2026-01-01T00:00:20.000500Z"
 
 
 def test_frontier_json_prints_a_vector_of_times(
@@ -232,7 +233,7 @@ def test_frontier_json_prints_a_vector_of_times(
     assert claimed["kind"] == "vector"
     assert claimed["vector"][0] == {
         "partition_id": "p0",
-        "through": "2026-01-01T00:00:20.000000007",
+        "through": "2026-01-01T00:00:20.000000007Z",
         "inclusive": True,
     }
     code, out = run(capsys, "frontier", str(logset))

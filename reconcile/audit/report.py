@@ -64,7 +64,7 @@ def summary(result: AuditResult, fail_on: str) -> dict[str, Any]:
     counts = result.counts()
     frontiers = [
         {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in row.items()}
-        for row in times_as_text(result.frontiers.drop("vector")).iter_rows(named=True)
+        for row in times_as_text(result.frontiers.drop("vector"), utc="Z").iter_rows(named=True)
     ]
     failing = result.at_or_above(fail_on)
     return {

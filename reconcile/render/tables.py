@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from typing import Any
 
 import polars as pl
@@ -26,15 +25,10 @@ WATERMARK_COLUMNS = (
 )
 
 
-def _json_value(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value.isoformat()
-    return value
-
-
 def frame_json(frame: pl.DataFrame) -> str:
-    """The rows as a JSON array, times as ISO 8601 text to the nanosecond."""
-    return json.dumps(times_as_text(frame).to_dicts(), indent=2)
+    """The rows as a JSON array, times as RFC 3339 text in UTC (``Z``), to the
+    nanosecond."""
+    return json.dumps(times_as_text(frame, utc="Z").to_dicts(), indent=2)
 
 
 def render_watermarks_json(frame: pl.DataFrame) -> str:

@@ -51,13 +51,14 @@ def _has_time(dtype: PolarsDataType) -> bool:
     return False
 
 
-def _time_text(expr: pl.Expr, dtype: PolarsDataType, sep: str) -> pl.Expr:
+def _time_text(expr: pl.Expr, dtype: PolarsDataType, sep: str, utc: str = "") -> pl.Expr:
     """``expr`` (of ``dtype``) with every time in it, however deep in lists and
     structs, as text to the nanosecond: ``datetime.isoformat``'s form (seconds, with
     six digits where there are microseconds), nine digits where there are
-    nanoseconds, which a Python datetime would drop."""
+    nanoseconds, which a Python datetime would drop; a time without a zone (the
+    engine's, all UTC) followed by ``utc``."""
     if isinstance(dtype, pl.Datetime):
-        zone = "%:z" if dtype.time_zone is not None else ""
+        zone = "%:z" if dtype.time_zone is not None else utc
         whole = f"%Y-%m-%d{sep}%H:%M:%S"
         fraction = expr.dt.nanosecond()
         return (
@@ -68,20 +69,23 @@ def _time_text(expr: pl.Expr, dtype: PolarsDataType, sep: str) -> pl.Expr:
             .otherwise(expr.dt.to_string(whole + "%.9f" + zone))
         )
     if isinstance(dtype, pl.List) and _has_time(dtype.inner):
-        return expr.list.eval(_time_text(pl.element(), dtype.inner, sep))
+        return expr.list.eval(_time_text(pl.element(), dtype.inner, sep, utc))
     if isinstance(dtype, pl.Struct) and _has_time(dtype):
         fields = [
-            _time_text(expr.struct.field(f.name), f.dtype, sep).alias(f.name) for f in dtype.fields
+            _time_text(expr.struct.field(f.name), f.dtype, sep, utc).alias(f.name)
+            for f in dtype.fields
         ]
         return pl.when(expr.is_null()).then(None).otherwise(pl.struct(fields))
     return expr
 
 
-def times_as_text(frame: pl.DataFrame, sep: str = "T") -> pl.DataFrame:
+def times_as_text(frame: pl.DataFrame, sep: str = "T", utc: str = "") -> pl.DataFrame:
     """``frame`` with its times as exact text (:func:`_time_text`): what leaves for
-    JSON or a terminal, where a Python datetime would cut nanoseconds off."""
+    JSON or a terminal, where a Python datetime would cut nanoseconds off. JSON gives
+    ``utc="Z"``: a time without a zone is read as local time by many a reader (a
+    JavaScript ``Date`` among them), and the engine's times are UTC."""
     return frame.with_columns(
-        _time_text(pl.col(name), dtype, sep).alias(name)
+        _time_text(pl.col(name), dtype, sep, utc).alias(name)
         for name, dtype in frame.schema.items()
         if _has_time(dtype)
     )
