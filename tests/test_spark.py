@@ -9,6 +9,7 @@ skipped, except in CI (``CI`` set), where they must run.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -47,6 +48,7 @@ from reconcile.spark.run import SparkEngine
 from reconcile.spark.scatter import (
     BUCKETED_ARROW,
     PIECES_ARROW,
+    PROBLEM,
     SourceFile,
     end_ns,
     facts,
@@ -540,6 +542,33 @@ def test_pieces_route_rows_by_scope_and_bucket_without_spark(tmp_path: Path) -> 
     pq.write_table(numbers, sink)
     found = list(pieces(source, sink.getvalue().to_pybytes()))
     assert [(p["scope_id"], from_ipc(p["blob"]).num_rows) for p in found] == [(None, 4)]
+
+
+def test_a_file_that_does_not_read_is_a_problem_piece_without_spark() -> None:
+    """No Spark needed. Not Parquet: its facts say why (no schema, no rows). Its
+    footer read and its rows not: the pieces end in one problem for the task of rows
+    without a scope (in bucket 0 with buckets), named as validation names it."""
+    source = SourceFile("receipts", "receipts.parquet", "file:///x/receipts.parquet")
+    found = facts(source, b"garbage\n")
+    assert found["problem"] and "rows" not in found and "blob" not in found
+    table = pa.table({"scope_id": ["a"] * 3, "event_id": ["e1", "e2", "e3"]})
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="none")
+    content = bytearray(sink.getvalue().to_pybytes())
+    chunk = pq.ParquetFile(pa.BufferReader(bytes(content))).metadata.row_group(0).column(1)
+    start = chunk.dictionary_page_offset or chunk.data_page_offset
+    content[start : start + chunk.total_compressed_size] = b"\xff" * chunk.total_compressed_size
+    assert facts(source, bytes(content)).get("problem") is None  # its footer reads
+    for buckets in (0, 2):
+        *_, last = pieces(source, bytes(content), buckets=buckets)
+        assert (last["scope_id"], last["relpath"], last.get("bucket", 0)) == (None, PROBLEM, 0)
+        problem = json.loads(last["blob"])
+        assert (problem["check"], problem["table"], problem["files"]) == (
+            "unreadable_file",
+            "receipts",
+            ["receipts.parquet"],
+        )
+        assert problem["message"].startswith("cannot be read as Parquet: ")
 
 
 def _mapped_csv(tmp_path: Path) -> Path:

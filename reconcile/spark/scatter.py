@@ -317,26 +317,33 @@ def pieces(
             problem = _unreadable(source, error)
             yield {**problem, "bucket": 0} if buckets else problem
             return
-    try:
-        for rows in batches:
-            for scope, part in _split(source, rows):
-                if not buckets:
-                    yield {"scope_id": scope, "relpath": source.relpath, "blob": to_ipc(part)}
-                    continue
-                for bucket, share in _buckets(source, part, buckets):
-                    yield {
-                        "scope_id": scope,
-                        "bucket": bucket,
-                        "relpath": source.relpath,
-                        "blob": to_ipc(share),
-                    }
-    except UNREADABLE as error:
-        if isinstance(error, MemoryError):
-            raise
-        # a file whose footer read and whose rows do not: named as validation names
-        # it (the rows before are in pieces already; the problem makes it invalid)
-        problem = unreadable_file(source, first_line(error))
-        yield {**problem, "bucket": 0} if buckets else problem
+    read = iter(batches)
+    while True:
+        try:
+            rows = next(read)
+        except StopIteration:
+            return
+        except UNREADABLE as error:
+            if isinstance(error, MemoryError):
+                raise
+            # a file whose footer read and whose rows do not: named as validation
+            # names it (its rows before are in pieces already; the problem makes
+            # the log set invalid). Only reading is caught: an error of the cutting
+            # below is the engine's.
+            problem = unreadable_file(source, first_line(error))
+            yield {**problem, "bucket": 0} if buckets else problem
+            return
+        for scope, part in _split(source, rows):
+            if not buckets:
+                yield {"scope_id": scope, "relpath": source.relpath, "blob": to_ipc(part)}
+                continue
+            for bucket, share in _buckets(source, part, buckets):
+                yield {
+                    "scope_id": scope,
+                    "bucket": bucket,
+                    "relpath": source.relpath,
+                    "blob": to_ipc(share),
+                }
 
 
 def _mapped_facts(source: SourceFile, content: bytes) -> dict[str, object]:
@@ -366,22 +373,25 @@ def facts(source: SourceFile, content: bytes) -> dict[str, object]:
     mapped columns, read whole)."""
     if source.mapped is not None:
         return _mapped_facts(source, content)
+    name = END_COLUMNS.get(source.table)
+    times = None
     try:
         parquet = pq.ParquetFile(pa.BufferReader(content), coerce_int96_timestamp_unit="us")
         schema = parquet.schema_arrow
-        name = END_COLUMNS.get(source.table)
-        latest = None
-        if name is not None and name in source.hive:
-            if parquet.metadata.num_rows:
-                latest = hive_end_ns(source.hive[name])
-        elif name is not None and name in schema.names:
-            latest = end_ns(source, parquet.read(columns=[name], use_threads=False))
+        if name is not None and name not in source.hive and name in schema.names:
+            times = parquet.read(columns=[name], use_threads=False)
     except UNREADABLE as error:
         if isinstance(error, MemoryError):
             raise
         # not Parquet, or not readable as such: validation names the file (the
         # driver keeps it out of the tasks)
         return {"relpath": source.relpath, "problem": first_line(error)}
+    latest = None
+    if name is not None and name in source.hive:
+        if parquet.metadata.num_rows:
+            latest = hive_end_ns(source.hive[name])
+    elif times is not None:
+        latest = end_ns(source, times)
     return {
         "relpath": source.relpath,
         "rows": parquet.metadata.num_rows,
