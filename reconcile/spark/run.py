@@ -94,7 +94,13 @@ _TASK_DISK_HINT = (
 )
 # How a task's want of memory or spill space reads in the text of the worker's
 # exception that Spark passes on: DuckDB's exception, or the reconciler's for it.
-_TASK_MEMORY_MARKS = ("OutOfMemoryException", "Out of Memory Error", "ResourceError: out of memory")
+_TASK_MEMORY_MARKS = (
+    "OutOfMemoryException",
+    "Out of Memory Error",
+    "ResourceError: out of memory",
+    # Python's, or pyarrow's ArrowMemoryError, reading a file
+    "MemoryError",
+)
 _TASK_DISK_MARKS = (
     "max_temp_directory_size",
     "No space left on device",
@@ -217,12 +223,13 @@ class SparkEngine:
                 continue
             self.tables.setdefault(source.table, (row["relpath"], bytes(row["blob"])))
             self.schemas[str(row["relpath"])] = bytes(row["blob"])
-        for relpath, problem in self.unreadable.items():
+        for problem in self.unreadable.values():
             # a table none of whose files reads is there all the same (not missing),
-            # without rows: a stand-in of its columns, of no type, so that the
-            # tasks see it present and infer no coordinate type from it
+            # without rows: a stand-in under a name discovery leaves out, so that the
+            # tasks see the table's folder and no file of it (no hive key of the
+            # unreadable file's folders, no column)
             if problem.table is not None and problem.table not in self.tables:
-                self.tables[problem.table] = (relpath, standin(problem.table))
+                self.tables[problem.table] = (f"{problem.table}/{STANDIN}", standin(problem.table))
         self._facts_read = True
 
     def pieces(self, tables: Iterable[str] | None = None, buckets: int = 0) -> DataFrame:

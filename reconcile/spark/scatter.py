@@ -229,9 +229,11 @@ def _unreadable(source: SourceFile, error: duckdb.Error) -> dict[str, object]:
     return {"scope_id": None, "relpath": PROBLEM, "blob": json.dumps(problem.to_dict()).encode()}
 
 
-# What pyarrow raises on a file that is not Parquet or does not read as such (a
-# MemoryError among them is the machine's, not the file's: raised on).
-UNREADABLE = (OSError, ValueError, pa.ArrowException)
+# What pyarrow raises on a file that is not Parquet or does not read as such
+# (ArrowInvalid; ArrowIOError is OSError). Not ArrowNotImplementedError: a valid file
+# pyarrow cannot read that way is the engine's limit (exit 3), not the file's fault;
+# nor a MemoryError (ArrowMemoryError), the machine's (exit 4).
+UNREADABLE = (OSError, pa.ArrowInvalid)
 
 
 def unreadable_problem(source: SourceFile, reason: str) -> Problem:
@@ -251,8 +253,8 @@ STANDIN = "__standin__.parquet"
 
 def standin(table: str) -> bytes:
     """An empty IPC table of ``table``'s contract columns, each of Parquet's null
-    type: the table present without rows, typing no column (a null-typed column
-    reads as all null, and tells no coordinate type)."""
+    type: written as STANDIN, a name discovery leaves out, it makes the table's
+    folder, and so the table, present without rows in a task's log set."""
     names = table_schema(table).columns
     return to_ipc(pa.schema([(name, pa.null()) for name in names]).empty_table())
 
@@ -272,7 +274,9 @@ def _int96_problems(source: SourceFile, content: bytes) -> Iterator[dict[str, ob
         return
     try:
         stored = int96_columns(pq.ParquetFile(pa.BufferReader(content)).schema)
-    except (OSError, ValueError, pa.ArrowException):
+    except (OSError, ValueError, pa.ArrowException) as error:
+        if isinstance(error, MemoryError):
+            raise
         return  # not Parquet: validation names the file
     if not stored:
         return
@@ -324,8 +328,6 @@ def pieces(
         except StopIteration:
             return
         except UNREADABLE as error:
-            if isinstance(error, MemoryError):
-                raise
             # a file whose footer read and whose rows do not: named as validation
             # names it (its rows before are in pieces already; the problem makes
             # the log set invalid). Only reading is caught: an error of the cutting
@@ -381,8 +383,6 @@ def facts(source: SourceFile, content: bytes) -> dict[str, object]:
         if name is not None and name not in source.hive and name in schema.names:
             times = parquet.read(columns=[name], use_threads=False)
     except UNREADABLE as error:
-        if isinstance(error, MemoryError):
-            raise
         # not Parquet, or not readable as such: validation names the file (the
         # driver keeps it out of the tasks)
         return {"relpath": source.relpath, "problem": first_line(error)}

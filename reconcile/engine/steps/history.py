@@ -190,9 +190,9 @@ def evaluate_points(prefix: str, points: str, receipts: str = "receipts") -> tup
             "history/moving_receipts",
             table(
                 moving,
-                "scope_id VARCHAR, page_id VARCHAR, recorded_at TIMESTAMP_NS, last_event EVENT",
+                "scope_id VARCHAR, page_id VARCHAR, recorded_at TIMESTAMP_NS, last_pos COORD",
                 "one row per receipt of a page some point lies inside of while it moves:"
-                " the page's last event so far",
+                " the position of the page's last event so far",
                 transient=True,
             ),
             reads=(receipts, "rc_mutable_blocks", pages),
@@ -247,8 +247,8 @@ SELECTED_RECEIPTS = Step(
     "history/selected_receipts",
     table(
         "rc_selected_receipts",
-        "scope_id VARCHAR, partition_id VARCHAR, page_id VARCHAR, event_id VARCHAR,"
-        " position COORD, recorded_at TIMESTAMP_NS",
+        "scope_id VARCHAR, partition_id VARCHAR, page_id VARCHAR, position COORD,"
+        " recorded_at TIMESTAMP_NS",
         "one row per receipt counted at T of a selected partition: one scan of receipts"
         " for the timelines",
         transient=True,

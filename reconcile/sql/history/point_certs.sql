@@ -22,7 +22,7 @@ prefix AS (
         ON r.scope_id = pt.scope_id AND r.partition_id = pt.partition_id AND r.until_t > pt.t
 ),
 page_blocks AS (
-    SELECT pp.point_id, min(coalesce(pp.cert, rc_before(mv.last_event.p, pp.discrete))) AS cert
+    SELECT pp.point_id, min(coalesce(pp.cert, rc_before(mv.last_pos, pp.discrete))) AS cert
     FROM rc_point_pages AS pp
     ASOF LEFT JOIN rc_moving_receipts AS mv
         ON mv.scope_id = pp.scope_id AND mv.page_id = pp.page_id AND mv.recorded_at <= pp.t
