@@ -230,9 +230,9 @@ def _unreadable(source: SourceFile, error: duckdb.Error) -> dict[str, object]:
 
 
 # What pyarrow raises on a file that is not Parquet or does not read as such
-# (ArrowInvalid; ArrowIOError is OSError). Not ArrowNotImplementedError: a valid file
-# pyarrow cannot read that way is the engine's limit (exit 3), not the file's fault;
-# nor a MemoryError (ArrowMemoryError), the machine's (exit 4).
+# (ArrowInvalid; ArrowIOError is OSError). Not pyarrow's error for what it does not
+# implement: a valid file pyarrow cannot read that way is the engine's limit (exit 3),
+# not the file's fault; nor a MemoryError (ArrowMemoryError), the machine's (exit 4).
 UNREADABLE = (OSError, pa.ArrowInvalid)
 
 
