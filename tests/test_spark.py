@@ -1007,6 +1007,12 @@ def test_invalid_files_are_refused_as_on_duckdb(
     assert {(p.check, p.table, p.column) for p in duck.problems} <= found
 
 
+def _empty_file(target: Path) -> None:
+    """receipts.parquet of 0 bytes: Spark's file source never reads it (it said the
+    file was not read as listed)."""
+    (target / "receipts.parquet").write_bytes(b"")
+
+
 def _unreadable_in_a_hive_folder(target: Path) -> None:
     """pages in a hive folder, its one file not Parquet (a stand-in at its place
     brought the folder's key in: a hive_key_shadows_column problem of Spark's own)."""
@@ -1017,7 +1023,13 @@ def _unreadable_in_a_hive_folder(target: Path) -> None:
 
 @pytest.mark.parametrize(
     "breaks",
-    [_not_parquet, _text_beside_parquet, _unreadable_column, _unreadable_in_a_hive_folder],
+    [
+        _not_parquet,
+        _text_beside_parquet,
+        _unreadable_column,
+        _unreadable_in_a_hive_folder,
+        _empty_file,
+    ],
     ids=lambda f: f.__name__,
 )
 def test_unreadable_files_are_named_as_on_duckdb(

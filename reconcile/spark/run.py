@@ -3,6 +3,7 @@ the buckets' partition phase and the scopes' tasks) and the commands on them."""
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from collections import Counter
@@ -212,7 +213,16 @@ class SparkEngine:
                 rows = self._files(uris).mapInArrow(footers(self.sources), FACTS_SCHEMA).collect()
         else:
             rows = []
-        _read_once(self.root, [str(row["relpath"]) for row in rows], self.sources)
+        read = [str(row["relpath"]) for row in rows]
+        # Spark's file sources never read a file of 0 bytes (no split of it is made):
+        # such a local file is no Parquet file, named as on one machine, not "not read"
+        seen = set(read)
+        empty = sorted(k for k, s in self.sources.items() if k not in seen and _empty_local(s))
+        _read_once(self.root, [*read, *empty], self.sources)
+        for relpath in empty:
+            source = self.sources[relpath]
+            self.files[source.table] = self.files.get(source.table, 0) + 1
+            self.unreadable[relpath] = unreadable_problem(source, "Parquet file size is 0 bytes")
         ends = [row["end_ns"] for row in rows if row["end_ns"] is not None]
         self.end_ns = max(ends) if ends else None
         for row in sorted(rows, key=lambda r: str(r["relpath"])):
@@ -481,6 +491,16 @@ class SparkEngine:
 
 # Hadoop's glob pattern characters (org.apache.hadoop.fs.GlobPattern), and its escape
 _GLOB = re.compile(r"[\\{}\[\]*?]")
+
+
+def _empty_local(source: SourceFile) -> bool:
+    """Whether ``source`` is a local file of the contract's layout holding 0 bytes."""
+    if source.mapped is not None or not source.uri.startswith("file://"):
+        return False
+    try:
+        return os.path.getsize(source.uri.removeprefix("file://")) == 0
+    except OSError:
+        return False
 
 
 def _read_once(root: str | Path, read: list[str], sources: Mapping[str, SourceFile]) -> None:
