@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 
 from reconcile import Analysis, open_logset
@@ -566,3 +567,43 @@ def test_a_snapshot_proof_holds_until_a_later_row_ends_it(
     assert proven == [(None if t is None else at(t).replace(tzinfo=None), v) for t, v in steps]
     assert "overclaim" not in result.findings["rule"].to_list()
     assert result.frontier_history.equals(early.frontier_history)
+
+
+def test_a_mutated_event_there_from_the_start_sorts_where_it_was_seen_then(
+    tmp_path: Path,
+) -> None:
+    """e4 is in the snapshot at 4 from the start, and again at 4 from 7 s; a receipt
+    at 3 at 8 s makes it mutated. Before 8 s it was seen at 4 alone (§4.5: the lowest
+    position seen by then), so it blocks at 4, as the audit as of 5 s says. The
+    history read its rows' first sighting as 7 s (the least visible_at, a null one
+    left out), and sorted it at 3, where it was seen at T, until then (found by the
+    reference test in CI, 2026-12-07)."""
+    tables = {
+        "snapshot": [
+            snapshot_row("e1", 1),
+            snapshot_row("e4", 4, stable=False),
+            snapshot_row("e4", 4, stable=False, visible=7),
+        ],
+        "snapshot_bounds": [bounds(10)],
+        "receipts": [
+            receipt("e1", 1, recorded=1),
+            receipt("e4", 3, "ineligible", recorded=8),
+            receipt("e4", 4, recorded=9),
+        ],
+        "checkpoints": [checkpoint("p0", 1, 1, written=2)],
+    }
+    path = write_logset(tmp_path / "ls", tables)
+    with open_logset(path) as logset:
+        points = pl.DataFrame(
+            {"scope_id": ["s"] * 3, "partition_id": ["p0"] * 3, "t": [at(5), at(7), at(8)]},
+            schema={"scope_id": pl.String, "partition_id": pl.String, "t": pl.Datetime("ns")},
+        )
+        got = Analysis(logset).certificates_at(points).sort("t").to_dicts()
+        for row in got:
+            (want,) = Analysis(logset, row["t"]).watermarks().to_dicts()
+            assert (row["consumer_through"], row["consumer_inclusive"]) == (
+                want["consumer_through"],
+                want["consumer_inclusive"],
+            ), row["t"]
+    # before 8 s it blocks at 4 (through 3 inclusive); from 8 s, seen at 3 too, at 3
+    assert [r["consumer_through"] for r in got] == [3, 3, 2]

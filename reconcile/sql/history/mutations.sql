@@ -1,7 +1,8 @@
 -- For each event mutated at T, every position it was seen at and when first
--- (§4.5), from its receipts and visible snapshot rows: its sort position at an
--- instant is the lowest position seen by then, and it is mutated from the instant
--- a second position is seen. With the pages its receipts came on: their blocks
+-- (§4.5), from its receipts and visible snapshot rows (a row with a null
+-- visible_at is seen from the start, whatever the other rows at its position
+-- say): its sort position at an instant is the lowest position seen by then, and
+-- it is mutated from the instant a second position is seen. With the pages its receipts came on: their blocks
 -- move with its sort position (history/mutable_blocks).
 WITH mutated AS (
     SELECT p.scope_id, p.partition_id, k.event_id
@@ -27,7 +28,7 @@ sightings AS (
     GROUP BY ALL
     UNION ALL
     SELECT s.scope_id, s.partition_id, s.event_id, s.position,
-           coalesce(min(s.visible_at), rc_dawn()) AS seen_at
+           min(coalesce(s.visible_at, rc_dawn())) AS seen_at
     FROM snapshot AS s
     SEMI JOIN mutated AS m
         ON m.scope_id = s.scope_id AND m.partition_id = s.partition_id AND m.event_id = s.event_id
