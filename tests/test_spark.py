@@ -1057,6 +1057,39 @@ def test_unreadable_files_are_named_as_on_duckdb(
         spark_audit(spark, folder)
 
 
+def _empty_file_beside_a_readable_one(target: Path) -> None:
+    """receipts in a folder: its rows in one file, and a second file of 0 bytes."""
+    (target / "receipts").mkdir()
+    (target / "receipts.parquet").rename(target / "receipts" / "part-0.parquet")
+    (target / "receipts" / "part-1.parquet").write_bytes(b"")
+
+
+@pytest.mark.parametrize(
+    "breaks", [_empty_file, _empty_file_beside_a_readable_one], ids=lambda f: f.__name__
+)
+def test_an_empty_file_at_a_url_is_named_as_on_duckdb(
+    spark: SparkSession, tmp_path: Path, breaks: Any
+) -> None:
+    """A log set named by URL lists files of 0 bytes too: the listing was a scan of the
+    files, which skips them, so a table whose only file was empty was absent (here
+    receipts, and the log set then audited from pages alone), and an empty file
+    beside others went unnoticed. Now each is ``unreadable_file``, as on DuckDB."""
+    folder = _copy("clean", tmp_path / "logs")
+    breaks(folder)
+    duck = validate_logset(folder)
+    assert {p.check for p in duck.problems} == {"unreadable_file"}
+    engine = _engine(spark, folder.as_uri())
+    try:
+        mine = run.validate(engine, Job("validate", {}))
+    finally:
+        engine.close()
+    assert [(p.check, p.table, p.files) for p in mine.problems] == [
+        (p.check, p.table, p.files) for p in duck.problems
+    ]
+    with pytest.raises(InvalidLogSet):
+        spark_audit(spark, folder.as_uri())
+
+
 def test_running_out_of_memory_reading_a_file_is_a_resource_error() -> None:
     """pyarrow's ArrowMemoryError (or Python's MemoryError) in a task: exit 4 with
     the hint, not an internal error (exit 3), nor the file's fault (exit 2)."""

@@ -102,22 +102,25 @@ def local_sources(
 def remote_sources(
     spark: SparkSession, path: str
 ) -> tuple[str, dict[str, SourceFile], list[Problem]]:
-    """A log set on a Hadoop file system, listed by Spark (no data read)."""
+    """A log set on a Hadoop file system, listed by Spark (no data read). The listing
+    is the file index's (``inputFiles``), which holds files of 0 bytes too: a scan of
+    the files would skip those, and a table whose only file is one would be absent
+    where it cannot be read (:meth:`SparkEngine.read_facts` names them)."""
     root = path.rstrip("/")
     try:
         listed = (
             spark.read.format("binaryFile")
             .option("recursiveFileLookup", "true")
             .load(root)
-            .select("path")
-            .collect()
+            .inputFiles()
         )
     except Exception as error:
         raise InputError(f"log set {root}: cannot be listed: {error}") from None
     base = unquote(urlparse(root).path).rstrip("/")
     relpaths = []
-    for row in listed:
-        full = unquote(urlparse(row["path"]).path)
+    for uri in listed:
+        # the index gives each path as a URI (its own characters %-escaped)
+        full = unquote(urlparse(uri).path)
         if full.startswith(base + "/"):
             relpaths.append(full[len(base) + 1 :])
     sources, problems = layout(root, relpaths)

@@ -215,14 +215,25 @@ class SparkEngine:
             rows = []
         read = [str(row["relpath"]) for row in rows]
         # Spark's file sources never read a file of 0 bytes (no split of it is made):
-        # such a local file is no Parquet file, named as on one machine, not "not read"
+        # such a file is no Parquet file, named as on one machine, not "not read". A
+        # local one is seen to be empty; a URL's listed and unread file is either that
+        # or one removed since the listing, and cannot be read either way.
         seen = set(read)
-        empty = sorted(k for k, s in self.sources.items() if k not in seen and _empty_local(s))
+        remote = is_remote(str(self.root))
+        empty = {
+            k: (
+                "Parquet file size is 0 bytes"
+                if _empty_local(s)
+                else "Spark read nothing of it (a file of 0 bytes, or one gone since listed)"
+            )
+            for k, s in sorted(self.sources.items())
+            if k not in seen and (remote or _empty_local(s))
+        }
         _read_once(self.root, [*read, *empty], self.sources)
-        for relpath in empty:
+        for relpath, reason in empty.items():
             source = self.sources[relpath]
             self.files[source.table] = self.files.get(source.table, 0) + 1
-            self.unreadable[relpath] = unreadable_problem(source, "Parquet file size is 0 bytes")
+            self.unreadable[relpath] = unreadable_problem(source, reason)
         ends = [row["end_ns"] for row in rows if row["end_ns"] is not None]
         self.end_ns = max(ends) if ends else None
         for row in sorted(rows, key=lambda r: str(r["relpath"])):
