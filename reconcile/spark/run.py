@@ -187,13 +187,18 @@ class SparkEngine:
             # there without a file: the tasks get a stand-in without rows, so that
             # the table is present for them too (checkpoints among them: not missing)
             self.files[table] = 0
-            self.tables[table] = (f"{table}/{STANDIN}", standin(table))
+            self._stand_in(table)
         # every file's schema (an empty IPC table), by its relpath
         self.schemas: dict[str, bytes] = {}
         # the files that cannot be read as Parquet, by relpath: validation's problems,
         # kept out of the tasks (whose reading of them would fail)
         self.unreadable: dict[str, Problem] = {}
         self.end_ns: int | None = None
+
+    def _stand_in(self, table: str) -> None:
+        """``table`` present for the tasks without rows: a stand-in of its columns
+        under a name discovery leaves out (no file of the table is read)."""
+        self.tables[table] = (f"{table}/{STANDIN}", standin(table))
 
     def _files(self, uris: list[str]) -> DataFrame:
         """The files at ``uris``, (path, content) each, read as named: Hadoop reads a
@@ -250,7 +255,7 @@ class SparkEngine:
             # tasks see the table's folder and no file of it (no hive key of the
             # unreadable file's folders, no column)
             if problem.table is not None and problem.table not in self.tables:
-                self.tables[problem.table] = (f"{problem.table}/{STANDIN}", standin(problem.table))
+                self._stand_in(problem.table)
         self._facts_read = True
 
     def pieces(self, tables: Iterable[str] | None = None, buckets: int = 0) -> DataFrame:
