@@ -248,6 +248,56 @@ def test_what_it_cannot_read_is_refused(tmp_path: Path, capsys: pytest.CaptureFi
     assert "sync-002.jsonl, line 2 is not JSON" in _refused(torn, tmp_path / "o-torn", capsys)
 
 
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ({"record": _record("b", 2, 1)["record"]}, "sync-001.jsonl, line 4 (no type)"),
+        ({**_record("b", 2, 1), "type": "record"}, "sync-001.jsonl, line 4 (type record)"),
+        ({**_stream_state(1), "type": "State"}, "sync-001.jsonl, line 4 (type State)"),
+    ],
+    ids=["no-type", "lower-case-record", "misspelt-state"],
+)
+def test_a_line_of_no_message_type_is_refused_not_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: dict[str, Any], said: str
+) -> None:
+    """README: a message line a reader cannot place is refused by its file and line,
+    never dropped. Left out, such a RECORD made its row a skipped_event, and such a
+    last STATE left the claim at the state before it (9, where it went down to 1)."""
+    logs = _logs(tmp_path / "logs", [[_record("a", 1, 0), _stream_state(9), line]])
+    message = _refused(logs, tmp_path / "o", capsys)
+    assert said in message and "is no message of the Airbyte protocol" in message
+
+
+def test_a_discovered_catalog_is_refused_naming_the_catalog(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An AirbyteCatalog (discover's output: streams without sync_mode) in place of
+    the configured catalog: the refusal blamed the first STATE's shape."""
+    entry = {"name": "items", "json_schema": {}, "default_cursor_field": ["updated_at"]}
+    discovered = {"streams": [entry]}
+    logs = _logs(tmp_path / "logs", [[_record("a", 1, 0), _stream_state(1)]], catalog=discovered)
+    said = _refused(logs, tmp_path / "o", capsys)
+    assert "stream 1 of catalog.json (counted from 1) has no stream or no sync_mode" in said
+    assert "STATE" not in said
+
+
+def test_a_database_sources_cursor_based_state_is_refused_in_its_own_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = _stream_state(1)
+    state["state"]["stream"]["stream_state"] = {
+        "cursor_field": ["updated_at"],
+        "cursor": "1",
+        "cursor_record_count": 1,
+        "state_type": "cursor_based",
+        "stream_name": "items",
+        "version": 2,
+    }
+    logs = _logs(tmp_path / "logs", [[_record("a", 1, 0), state]])
+    said = _refused(logs, tmp_path / "o", capsys)
+    assert "a database source's cursor_based state" in said
+
+
 def test_a_sync_that_leads_outside_the_folder_is_not_read(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -208,13 +208,36 @@ def _refuse(con: duckdb.DuckDBPyConnection, root: Path, fail: partial[InputError
     """Refuse what the syncs' messages hold that the reader cannot read (the first
     such thing, in words); return how many states hold an incremental stream's cursor
     (none is refused once the more telling refusals had their say)."""
-    (twice, alike, malformed, unkeyed, unread, uncatalogued, incomplete, messages, cursors) = (
-        con.execute(sql.load("readers/airbyte_refusals")).fetchall()[0]
-    )
+    (
+        twice,
+        alike,
+        malformed,
+        unkeyed,
+        unread,
+        uncatalogued,
+        incomplete,
+        messages,
+        cursors,
+        strange,
+        unconfigured,
+    ) = con.execute(sql.load("readers/airbyte_refusals")).fetchall()[0]
     if not messages:
         raise fail(
             "no sync holds an Airbyte RECORD or STATE message (a line with type RECORD and"
             " its record, or STATE and its state)" + other_reader(root, "airbyte")
+        )
+    if unconfigured is not None:
+        raise fail(
+            f"stream {unconfigured} of {CATALOG} (counted from 1) has no stream or no"
+            " sync_mode: the syncs' configured catalog (ConfiguredAirbyteCatalog) is"
+            " wanted, not a discovered one (AirbyteCatalog), whose streams say no sync"
+            " mode, primary key or cursor field as configured"
+        )
+    if strange is not None:
+        raise fail(
+            f"{strange} is no message of the Airbyte protocol (its type one of RECORD,"
+            " STATE, LOG, TRACE, CONTROL, SPEC, CONNECTION_STATUS, CATALOG): it cannot"
+            " be placed, and is not left out"
         )
     if twice is not None:
         raise fail(f"{CATALOG} names stream {twice} twice")
@@ -239,8 +262,9 @@ def _refuse(con: duckdb.DuckDBPyConnection, root: Path, fail: partial[InputError
     if unread is not None:
         raise fail(
             f"a state of stream {unread[:200]} does not hold its cursor field's value"
-            " (a per-partition or a sliced, concurrent state), which this reader does not"
-            " read"
+            " under the cursor field's name (a per-partition or a sliced, concurrent"
+            " state, or a database source's cursor_based state, its value under"
+            ' "cursor"), which this reader does not read'
         )
     if uncatalogued is not None:
         raise fail(f"records of stream {uncatalogued}, which {CATALOG} does not name")

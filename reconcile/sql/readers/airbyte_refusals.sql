@@ -13,7 +13,10 @@
 -- not (or a record without a stream), and the first record of an incremental stream
 -- without a value for its primary key or its cursor field; and how many RECORD and
 -- STATE messages there are, and states of incremental streams that hold their cursor
--- (none of either is refused).
+-- (none of either is refused); and the first line that is no message of the protocol
+-- (no type, or a type the protocol does not have: "record", "State"), which the
+-- reader would otherwise leave out, and the first entry of the catalog that is no
+-- configured stream (no stream or no sync mode: a discovered catalog's entries).
 WITH described AS (
     SELECT *, name || coalesce(' (namespace ' || namespace || ')', ' (no namespace)') AS shown
     FROM rc_airbyte_streams
@@ -73,4 +76,13 @@ SELECT
     (SELECT count(*) FROM rc_airbyte_states AS st
      JOIN rc_airbyte_streams AS s USING (stream_id)
      WHERE s.sync_mode = 'incremental' AND st.blob IS NOT NULL
-       AND coalesce(json_type(json_extract(st.blob, s.cursor_path)), 'NULL') <> 'NULL') AS cursors
+       AND coalesce(json_type(json_extract(st.blob, s.cursor_path)), 'NULL') <> 'NULL') AS cursors,
+    (SELECT arg_min(sync || ', line ' || line || ' (' || coalesce('type ' || type, 'no type') || ')',
+                    (sync_no, line))
+     FROM rc_airbyte_lines
+     WHERE type IS NULL
+        OR type NOT IN ('RECORD', 'STATE', 'LOG', 'TRACE', 'CONTROL', 'SPEC',
+                        'CONNECTION_STATUS', 'CATALOG', 'DESTINATION_CATALOG')) AS strange,
+    (SELECT min(n) FROM (
+        SELECT generate_subscripts(streams, 1) AS n, unnest(streams) AS e FROM rc_airbyte_catalog_raw
+    ) WHERE e.stream IS NULL OR e.stream.name IS NULL OR e.sync_mode IS NULL) AS unconfigured
