@@ -26,13 +26,15 @@ def _load_id(n: int) -> str:
     return f"{T0 + 60 * n:.4f}"
 
 
-def _state(last_value: Any, start_value: Any, hashes: list[str], **extra: Any) -> str:
+def _state(
+    last_value: Any, start_value: Any, hashes: list[str], path: str = "updated_at", **extra: Any
+) -> str:
     cursor = {"initial_value": None, "last_value": last_value, "start_value": start_value}
     doc = {
         "sources": {
             "shop": {
                 "resources": {
-                    "items": {"incremental": {"updated_at": {**cursor, "unique_hashes": hashes}}},
+                    "items": {"incremental": {path: {**cursor, "unique_hashes": hashes}}},
                     **extra,
                 }
             }
@@ -74,12 +76,13 @@ class Dataset:
         *,
         completed: bool = True,
         pipeline: str = "shop_sync",
+        column: str = "updated_at",
     ) -> None:
-        """Load ``n``: its rows (id, cursor), the state it stored, and its entry in
-        _dlt_loads where it completed."""
+        """Load ``n``: its rows (id, cursor, the cursor in ``column``), the state it
+        stored, and its entry in _dlt_loads where it completed."""
         load_id = _load_id(n)
         self._write("items", load_id, [
-            {"id": key, "updated_at": cursor, "_dlt_load_id": load_id} for key, cursor in rows
+            {"id": key, column: cursor, "_dlt_load_id": load_id} for key, cursor in rows
         ])  # fmt: skip
         if state is not None:
             self._write("_dlt_pipeline_state", f"{pipeline}__{load_id}", [{
@@ -231,6 +234,39 @@ def test_tables_it_cannot_audit_are_refused(
     data = Dataset(tmp_path / "dest", schema=_schema(**change))
     data.load(1, [("a", 1)], _state(1, -1, []))
     assert said in _refused(tmp_path / "dest", tmp_path, capsys)
+
+
+def test_a_nested_cursor_path_is_the_column_dlt_flattens_it_into(tmp_path: Path) -> None:
+    """dlt.sources.incremental("meta.ts"): the state is kept under the path, the rows
+    in the column meta__ts, which carries no incremental hint. It was refused as "not
+    a column of items"."""
+    columns = {
+        "id": {"name": "id", "data_type": "text", "primary_key": True},
+        "meta__ts": {"name": "meta__ts", "data_type": "bigint"},
+        "_dlt_load_id": {"name": "_dlt_load_id", "data_type": "text"},
+    }
+    data = Dataset(tmp_path / "dest", schema=_schema(columns=columns))
+    data.load(1, [("a", 1), ("b", 2)], _state(2, -1, [], path="meta.ts"), column="meta__ts")
+    data.load(2, [("c", 4)], _state(4, 2, [], path="meta.ts"), column="meta__ts")
+    _, tables = _read(tmp_path / "dest", tmp_path)
+    assert sorted(tables["receipts"].select("event_id", "position").rows()) == [
+        ("a", 1),
+        ("b", 2),
+        ("c", 4),
+    ]
+    assert tables["checkpoints"].sort("written_at")["watermark"].to_list() == [2, 4]
+
+
+def test_a_text_cursor_out_of_time_order_is_refused_saying_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A row above the last_value its load stored: the refusal named only a cursor read
+    downwards, where dlt's text order of ISO times written with different digits
+    does it too."""
+    data = Dataset(tmp_path / "dest")
+    data.load(1, [("a", 5), ("b", 7)], _state(5, -1, []))
+    said = _refused(tmp_path / "dest", tmp_path, capsys)
+    assert "cursor went down" in said and "ordered as text, not as times" in said
 
 
 def test_states_it_cannot_audit_are_refused(

@@ -379,7 +379,10 @@ def _streams(
         columns = table.get("columns") or {}
         hinted = [c for c, spec in columns.items() if spec.get("incremental")]
         plain = path.removeprefix("$.").lower()
-        cursor = hinted[0] if len(hinted) == 1 else plain if plain in columns else None
+        # a nested cursor path (meta.ts) is the column dlt flattens it into (meta__ts)
+        flat = "__".join(plain.split("."))
+        named = plain if plain in columns else flat if flat in columns else None
+        cursor = hinted[0] if len(hinted) == 1 else named
         if cursor is None:
             raise _fail(root, f"resource {resource}'s cursor {path} is not a column of {name}")
         kind = CURSOR_KINDS.get(str(columns[cursor].get("data_type")))
@@ -559,8 +562,13 @@ def read_dlt(path: str | Path, out: Path) -> dict[str, Any]:
                 )
             if downwards is not None:
                 raise fail(
-                    f"table {downwards}'s cursor went down: a cursor read downwards"
-                    " (last_value_func=min) is not audited"
+                    f"table {downwards}'s cursor went down (a row of a load above the"
+                    " last_value that load stored, or a last_value below its run's start):"
+                    " either the cursor is read downwards (last_value_func=min), which is"
+                    " not audited, or its values are text that dlt ordered as text, not as"
+                    " times (ISO times written with different digits: '10:00:00Z' sorts"
+                    " after '10:00:00.500Z'), so the last_value stored is not the latest"
+                    " read"
                 )
             if untimed is not None:
                 raise fail(
