@@ -10,6 +10,7 @@ import re
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -17,6 +18,7 @@ import pytest
 import reconcile
 from reconcile import EngineConfig, api, open_logset
 from reconcile.engine import Analysis
+from reconcile.engine.namespace import Namespace
 from reconcile.errors import InputError, UsageError
 
 STUCK = Path(__file__).parent.parent / "data" / "stuck"
@@ -39,6 +41,36 @@ def test_a_rewritten_file_is_refused(copy: Path) -> None:
             logset.lazyframe("checkpoints")
         with pytest.raises(InputError, match="changed"):
             logset.relation("receipts")
+
+
+@pytest.mark.parametrize("at_step", [2, 9])
+def test_a_file_replaced_while_a_call_runs_is_refused(
+    copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, at_step: int
+) -> None:
+    """A writer replaces receipts.parquet (an atomic rename) between two steps of one
+    call. The files were checked before the steps only: the call answered, from
+    both files at once (a proven_through that neither the old nor the new files
+    give), or with the new files under the old files' T; with a thread doing it at a
+    random moment, DuckDB's reading error came out as an internal error."""
+    rows = pl.read_parquet(copy / "receipts.parquet")
+    rows.head(rows.height // 2).write_parquet(tmp_path / "half.parquet")
+    create = Namespace.create
+    calls = {"n": 0}
+
+    def replacing(self: Namespace, *args: Any, **kwargs: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] == at_step:
+            (tmp_path / "half.parquet").replace(copy / "receipts.parquet")
+        create(self, *args, **kwargs)
+
+    monkeypatch.setattr(Namespace, "create", replacing)
+    with open_logset(copy) as logset:
+        analysis = Analysis(logset)
+        with pytest.raises(InputError, match=r"receipts.parquet was changed after"):
+            analysis.watermarks()
+        assert calls["n"] >= at_step
+        with pytest.raises(InputError, match="changed"):
+            analysis.frontiers()
 
 
 def test_a_removed_file_is_refused(copy: Path) -> None:

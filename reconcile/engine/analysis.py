@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -23,7 +24,7 @@ from reconcile.engine.namespace import Namespace, iso_instant, parse_as_of
 from reconcile.engine.plan import MissingInput, Plan, applies, dependents, plan
 from reconcile.engine.registry import REGISTRY
 from reconcile.engine.settings import AuditSettings
-from reconcile.errors import InternalError, UsageError
+from reconcile.errors import InputError, InternalError, UsageError
 from reconcile.logset.load import LogSet
 from reconcile_schemas import TABLES, CoordinateType
 
@@ -181,10 +182,29 @@ class Analysis:
     def run(self, *tables: str, never_reads: Collection[str] = ()) -> None:
         """Compute ``tables`` (working tables, ``rc_*``) and what they need. One
         thread at a time: an analysis's steps share its working tables."""
-        with self._lock:
-            if not self.logset.closed:  # else the namespace says the analysis is closed
-                self.logset.check_unchanged()
+        with self._lock, self._files_held():
             self._execute(self.plan(*tables, never_reads=never_reads))
+
+    @contextmanager
+    def _files_held(self) -> Iterator[None]:
+        """Within: the log set's files checked as they were opened, before and after.
+        A file rewritten or removed while the steps (or a reading) read it would give
+        an answer half old, half new, or a reading error of DuckDB's: either is the
+        change's :class:`InputError` instead. (A closed log set is left to the
+        namespace, which says the analysis is closed.)"""
+        if not self.logset.closed:
+            self.logset.check_unchanged()
+        try:
+            yield
+        except Exception as error:
+            if not self.logset.closed:
+                try:
+                    self.logset.check_unchanged()
+                except InputError as changed:
+                    raise changed from error
+            raise
+        if not self.logset.closed:
+            self.logset.check_unchanged()
 
     def _execute(self, steps: Plan) -> None:
         for index, item in enumerate(steps.items):
@@ -305,7 +325,7 @@ class Analysis:
 
     def arrow(self, *tables: str) -> dict[str, pa.Table]:
         """Working tables as Arrow tables (computed first where needed)."""
-        with self._lock:
+        with self._lock, self._files_held():
             self.run(*tables)
             return {name: self._ns.arrow(name, self._declared(name).order) for name in tables}
 
@@ -317,7 +337,7 @@ class Analysis:
     def query(self, query: str, *, reads: tuple[str, ...] = (), **params: Any) -> pl.DataFrame:
         """A named read-only query (``sql/<query>.sql``) with its parameters bound,
         after the working tables it ``reads``."""
-        with self._lock:
+        with self._lock, self._files_held():
             self.run(*reads)
             return frame(self._ns.query_arrow(query, params))
 
