@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -66,6 +67,8 @@ def sandbox(
     are locked, so that no query (a mapping's SQL included) can change any of this.
     Settings of the connection's own must be made before."""
     files = [str(path) for path in readable]
+    # a readable file as the readers name it (glob_literal), a pattern of it alone
+    files += [glob_literal(path) for path in files if glob_literal(path) != path]
     dirs = [str(path) for path in folders]
     for name, value in (
         ("autoinstall_known_extensions", False),
@@ -254,3 +257,15 @@ def quote_identifier(name: str) -> str:
 def quote_literal(value: str) -> str:
     """An SQL string literal, single-quoted."""
     return "'" + value.replace("'", "''") + "'"
+
+
+_GLOB_CHARACTERS = re.compile(r"[\[\]*?]")
+
+
+def glob_literal(path: str | Path) -> str:
+    """``path`` as DuckDB's file readers take it to mean that one file: they read every
+    name as a glob pattern (``[ab].parquet`` read ``a.parquet``; ``*.parquet`` every
+    file beside it), so each of ``[``, ``]``, ``*`` and ``?`` becomes a class of
+    itself (``[[]``, ``[]]``, ``[*]``, ``[?]``). Their ``filename`` column gives the
+    path as it is."""
+    return _GLOB_CHARACTERS.sub(lambda m: f"[{m.group(0)}]", str(path))

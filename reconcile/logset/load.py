@@ -17,7 +17,7 @@ import duckdb
 import polars as pl
 import pyarrow.parquet as pq
 
-from reconcile.db import Engine
+from reconcile.db import Engine, glob_literal
 from reconcile.errors import InputError, UsageError
 from reconcile.logset.discover import LogSetFiles
 from reconcile.logset.file_schemas import FileSchema
@@ -131,7 +131,7 @@ class LogSet:
             raw = self.con.sql(
                 _READ_PARQUET,
                 params={
-                    "files": [str(f.path) for f in schemas],
+                    "files": [glob_literal(f.path) for f in schemas],
                     "hive": bool(table.hive_keys),
                     "file_column": file_column,
                 },

@@ -267,7 +267,8 @@ def polars_frame(
     target = polars_schema(schema, coordinate)
     frames = []
     for file in files:
-        scan = pl.scan_parquet(file.path, hive_partitioning=False)
+        # glob=False: the file itself, its name never read as a pattern
+        scan = pl.scan_parquet(file.path, hive_partitioning=False, glob=False)
         exprs: list[pl.Expr] = []
         bad = pl.lit(None, dtype=pl.String())
         for name, column in reversed(list(schema.columns.items())):

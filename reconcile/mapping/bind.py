@@ -24,7 +24,7 @@ import duckdb
 import pyarrow as pa
 from duckdb.sqltypes import DuckDBPyType
 
-from reconcile.db import connect, quote_identifier, quote_literal
+from reconcile.db import connect, glob_literal, quote_identifier, quote_literal
 from reconcile.errors import first_line, resource_error
 from reconcile.logset.discover import is_hidden, relative_name
 from reconcile.logset.normalize import RFC3339_PATTERN, text_time
@@ -171,7 +171,7 @@ def sniff_csv(
     types: dict[str, str] = {}
     for file in files:
         rows = con.sql(
-            load("mapping/sniff_csv"), params={"file": str(file), "delimiter": delimiter}
+            load("mapping/sniff_csv"), params={"file": glob_literal(file), "delimiter": delimiter}
         )
         found = dict(zip(rows.columns, (str(t) for t in rows.types), strict=True))
         if not rows.fetchall():
@@ -221,7 +221,7 @@ def sniff_jsonl(con: duckdb.DuckDBPyConnection, files: tuple[Path, ...]) -> dict
     text, for a ``timestamp`` format to read (as in CSV: "01-02-2026" is no guess).
     An object or array holding times DuckDB cannot read in its default format is
     JSON (given a type, DuckDB reads times in that format only)."""
-    names = [str(f) for f in files]
+    names = [glob_literal(f) for f in files]
     rows = con.sql(load("mapping/sniff_jsonl"), params={"files": names})
     detected = list(zip(rows.columns, rows.types, strict=True))
     types = {n: _type_sql(k) for n, k in detected}
@@ -274,7 +274,7 @@ def reader(
     """The files' rows with every column, ``__file`` and ``file_row_number``. CSV
     columns, read as text, are cast to ``types``; JSON Lines fields are read as
     ``types`` (default for both: :func:`file_types`)."""
-    names = [str(f) for f in files]
+    names = [glob_literal(f) for f in files]
     if fmt == "parquet":
         return con.sql(load("mapping/read_parquet"), params={"files": names})
     kinds = file_types(con, files, fmt, delimiter) if types is None else types

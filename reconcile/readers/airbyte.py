@@ -30,7 +30,7 @@ from typing import Any
 import duckdb
 
 from reconcile import sql
-from reconcile.db import connect, quote_literal
+from reconcile.db import connect, glob_literal, quote_literal
 from reconcile.errors import InputError
 from reconcile.readers.extract import (
     EXTRACT_TABLES,
@@ -181,7 +181,7 @@ def _raw_view(
             raise fail(
                 f"the raw table of {shown[stream]} mixes file formats ({', '.join(formats)})"
             )
-        listed = "[" + ", ".join(quote_literal(str(p)) for p in paths) + "]"
+        listed = "[" + ", ".join(quote_literal(glob_literal(p)) for p in paths) + "]"
         if paths[0].suffix == ".parquet":
             source = f"read_parquet({listed}, union_by_name = true)"
         elif paths[0].suffix == ".csv":
@@ -293,10 +293,16 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
             # a view takes no bound parameter: the path, ours, quoted
             con.execute(
                 "CREATE TEMP VIEW rc_airbyte_catalog_raw AS SELECT * FROM"
-                f" read_json({quote_literal(str(catalog))}, columns = {CATALOG_COLUMNS})"
+                f" read_json({quote_literal(glob_literal(catalog))}, columns = {CATALOG_COLUMNS})"
             ).fetchall()
             create_table(con, "rc_airbyte_streams", "readers/airbyte_streams")
-            dated_messages(con, "airbyte", files=[str(s) for s in syncs], names=names)
+            dated_messages(
+                con,
+                "airbyte",
+                files=[str(s) for s in syncs],
+                reads=[glob_literal(s) for s in syncs],
+                names=names,
+            )
             create_table(con, "rc_airbyte_states", "readers/airbyte_states")
             cursors = _refuse(con, root, fail)
             _raw_view(con, root, raw, fail)

@@ -40,7 +40,7 @@ import duckdb
 import pyarrow as pa
 
 from reconcile import sql
-from reconcile.db import connect, quote_identifier, quote_literal
+from reconcile.db import connect, glob_literal, quote_identifier, quote_literal
 from reconcile.errors import InputError
 from reconcile.readers.extract import (
     EXTRACT_TABLES,
@@ -262,7 +262,7 @@ def _relation(where: Destination, dataset: str | None, table: str, columns: dict
         typed = ", ".join(f"CAST(NULL AS {t}) AS {quote_identifier(c)}" for c, t in columns.items())
         return f"(SELECT {typed} WHERE false)"
     files = _table_files(where, table)
-    paths = "[" + ", ".join(quote_literal(str(p)) for p in files) + "]"
+    paths = "[" + ", ".join(quote_literal(glob_literal(p)) for p in files) + "]"
     if files[0].suffix == ".parquet":
         return f"read_parquet({paths}, union_by_name = true)"
     spec = ", ".join(f"{quote_literal(k)}: {quote_literal(v)}" for k, v in columns.items())

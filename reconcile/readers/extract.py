@@ -15,7 +15,7 @@ from typing import Any
 import duckdb
 
 from reconcile import sql
-from reconcile.db import quote_literal
+from reconcile.db import glob_literal, quote_literal
 from reconcile.errors import InputError, UsageError
 from reconcile.readers.detect import WHAT, detect_path
 
@@ -208,7 +208,7 @@ def load_extract(
     # a view takes no bound parameter: the path, ours, quoted
     con.execute(
         "CREATE TEMP VIEW rc_source_raw AS SELECT *"
-        f" FROM {reader}({quote_literal(str(extract))}{options})"
+        f" FROM {reader}({quote_literal(glob_literal(extract))}{options})"
     ).fetchall()
     columns = {row[0] for row in con.execute("DESCRIBE rc_source_raw").fetchall()}
     lacking = {"key", "cursor"} - columns

@@ -37,7 +37,7 @@ from typing import Any
 import duckdb
 
 from reconcile import sql
-from reconcile.db import connect
+from reconcile.db import connect, glob_literal
 from reconcile.errors import InputError
 from reconcile.readers.extract import (
     EXTRACT_TABLES,
@@ -81,7 +81,8 @@ def _stored_state(con: duckdb.DuckDBPyConnection, root: Path, stored: Path) -> N
     text = sql.load("readers/singer_stored_state")
     try:
         con.execute(
-            f"INSERT INTO rc_singer_messages {text}", {"file": str(stored), "name": STORED_STATE}
+            f"INSERT INTO rc_singer_messages {text}",
+            {"file": glob_literal(stored), "name": STORED_STATE},
         ).fetchall()
     except duckdb.Error as error:
         raise _fail(
@@ -112,7 +113,13 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
     names = [run.relative_to(root).as_posix() for run in runs]
     try:
         with connect(readable, folders=[out]) as con:
-            dated_messages(con, "singer", files=[str(r) for r in runs], names=names)
+            dated_messages(
+                con,
+                "singer",
+                files=[str(r) for r in runs],
+                reads=[glob_literal(r) for r in runs],
+                names=names,
+            )
             if stored is not None:
                 _stored_state(con, root, stored)
             create_table(con, "rc_singer_bookmarks", "readers/singer_bookmarks")

@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from reconcile.db import quote_identifier
+from reconcile.db import glob_literal, quote_identifier
 from reconcile.errors import ResourceError, first_line, resource_error
 from reconcile.logset.discover import LogSetFiles
 from reconcile.logset.load import LogSet
@@ -142,7 +142,7 @@ def unreadable_files(logset: LogSet, table: str, error: duckdb.Error) -> list[Pr
         try:
             logset.con.execute(
                 "SELECT count(*) FROM read_parquet($file) WHERE hash(COLUMNS(*)) IS NOT NULL",
-                {"file": str(file.path)},
+                {"file": glob_literal(file.path)},
             ).fetchall()
         except duckdb.Error as file_error:
             resources = _not_the_files(file_error, row_checks_query(table))

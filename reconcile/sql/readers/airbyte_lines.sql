@@ -2,7 +2,8 @@
 -- per sync, read whole into rc_airbyte_lines: each message with its sync (the file's
 -- place in the sorted list), its line within the sync, and the time it carries (a
 -- RECORD's or a TRACE's emitted_at, in milliseconds). $files: the syncs' files in
--- order; $names: each file's name as shown (relative to the folder).
+-- order; $reads: the same, as DuckDB reads each as itself (db.glob_literal); $names:
+-- each file's name as shown (relative to the folder).
 -- rc_airbyte_messages keeps the RECORDs and STATEs, with their times
 -- (message_times.sql).
 WITH scanned AS (
@@ -15,7 +16,7 @@ WITH scanned AS (
             TRY_CAST(json_extract_string(trace, '$.emitted_at') AS DOUBLE)
         ) AS emitted_ms
     FROM read_json(
-        $files,
+        $reads,
         format = 'newline_delimited',
         maximum_object_size = 268435456,  -- a message up to 256 MiB (DuckDB's default: 16)
         columns = {'type': 'VARCHAR', 'record': 'JSON', 'state': 'JSON', 'trace': 'JSON'},

@@ -2,8 +2,9 @@
 -- read whole into rc_singer_lines: each message with its run (the file's place in the
 -- sorted list, $runs), its line within the run, and the time it carries (a RECORD's
 -- time_extracted; RFC 3339, lower-case t and z allowed; one that is no time is
--- refused). $files: the runs' files in run order; $names: each file's name as shown
--- (relative to the folder). rc_singer_messages adds each message's time
+-- refused). $files: the runs' files in run order; $reads: the same, as DuckDB reads
+-- each as itself (db.glob_literal); $names: each file's name as shown (relative to the
+-- folder). rc_singer_messages adds each message's time
 -- (message_times.sql).
 WITH scanned AS (
     SELECT
@@ -12,7 +13,7 @@ WITH scanned AS (
         type, stream, record, value, key_properties, bookmark_properties,
         time_extracted AS time_text
     FROM read_json(
-        $files,
+        $reads,
         format = 'newline_delimited',
         maximum_object_size = 268435456,  -- a message up to 256 MiB (DuckDB's default: 16)
         columns = {
