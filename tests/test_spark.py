@@ -766,6 +766,16 @@ def test_the_listing_refuses_a_hive_key_named_twice_on_a_path() -> None:
     assert sources["receipts/partition_id=a/partition_id=b/x.parquet"].hive == {"partition_id": "b"}
 
 
+def test_the_listing_refuses_a_hive_value_holding_an_equals_sign() -> None:
+    """No Spark needed: as discovery does (tests/test_value_range.py)."""
+    _, problems = layout(
+        "s3a://bucket/logs", ["checkpoints.parquet", "receipts/page_id=g1=x/x.parquet"]
+    )
+    assert [(p.check, p.files) for p in problems] == [
+        ("hive_value_unencoded", ("receipts/page_id=g1=x/x.parquet",))
+    ]
+
+
 # --- layouts and files the Spark door once misread (a probe of the Spark engine) ---
 
 

@@ -472,3 +472,31 @@ def test_a_hive_key_named_twice_on_a_path_is_refused(
     assert problem["files"] == ["receipts/partition_id=p1/partition_id=p0/part.parquet"]
     code, _, err = run(capsys, "audit", str(path), "--out", str(tmp_path / "r"))
     assert code == EXIT_INVALID and "hive_key_repeated" in err
+
+
+@pytest.mark.parametrize("folder", ["page_id=g1=x", "page_id=g1=="])
+def test_a_hive_value_holding_an_equals_sign_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], folder: str
+) -> None:
+    """``page_id=g1=x/``: discovery read the key page_id as g1=x, DuckDB's hive
+    reading took the folder for no key, and the receipts' page_id was read as null
+    (validation passed; the page's receipts went uncounted, its partition's proven
+    frontier lower). Percent-encoded (``g1%3Dx``) it is read as g1=x."""
+    path = write_logset(tmp_path / "ls", {"checkpoints": [checkpoint("p0", 1, 5)]})
+    (path / "receipts" / folder).mkdir(parents=True)
+    rows = table("receipts", [receipt("e0", 1)])
+    assert "page_id" not in rows.column_names  # the folder's key is the column
+    pq.write_table(rows, path / "receipts" / folder / "part.parquet")
+    code, report = validate_json(capsys, path)
+    assert code == EXIT_INVALID
+    (problem,) = report["problems"]
+    assert (problem["check"], problem["table"]) == ("hive_value_unencoded", "receipts")
+    assert problem["files"] == [f"receipts/{folder}/part.parquet"]
+    encoded = path / "receipts" / "page_id=g1%3Dx"
+    (path / "receipts" / folder).rename(encoded)
+    code, _ = validate_json(capsys, path)
+    assert code == 0
+    with open_logset(path) as logset:
+        assert logset.relation("receipts").fetchall() and logset.con.execute(
+            "SELECT list(page_id) FROM receipts"
+        ).fetchall() == [(["g1=x"],)]

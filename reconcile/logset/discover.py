@@ -105,6 +105,27 @@ def hive_values(folders: Sequence[str]) -> tuple[dict[str, str], tuple[str, ...]
     return values, tuple(repeated)
 
 
+def unencoded_folders(folders: Sequence[str]) -> tuple[str, ...]:
+    """The folders of a file's path that read as a hive key whose value holds ``=``
+    (``page_id=g1=x``): DuckDB's hive reading takes such a folder for no key at all
+    (the column then read as null where the files lack it), where Hive would have
+    written the value percent-encoded (``g1%3Dx``). Refused, never read one way here
+    and the other there."""
+    return tuple(part for part in folders if part.count("=") > 1 and not part.startswith("="))
+
+
+def unencoded_problem(table: str, files: Sequence[str], folders: Sequence[str]) -> Problem:
+    """Files under hive folders whose values hold ``=`` (:func:`unencoded_folders`)."""
+    shown = ", ".join(sorted(set(folders))[:3])
+    return Problem(
+        check="hive_value_unencoded",
+        table=table,
+        files=tuple(files[:3]),
+        message=f"hive folder {shown} holds '=' in its value, which the engine cannot read"
+        " as that key's value: percent-encode it, as Hive writes it (page_id=g1%3Dx)",
+    )
+
+
 def repeated_key_problem(table: str, files: Sequence[str], keys: Sequence[str]) -> Problem:
     """A hive key named twice on the paths of ``files``."""
     return Problem(
@@ -346,6 +367,16 @@ def discover(
         hive = tuple(values for values, _ in found)
         tables[name] = TableFiles(name, entry, tuple(files), hive)
         repeats = [(f, keys) for f, (_, keys) in zip(files, found, strict=True) if keys]
+        unencoded = [(f, unencoded_folders(f.relative_to(entry).parts[:-1])) for f in files]
+        unencoded = [(f, parts) for f, parts in unencoded if parts]
+        if unencoded:
+            finder.problems.append(
+                unencoded_problem(
+                    name,
+                    [relative_name(root, f) for f, _ in unencoded],
+                    [p for _, parts in unencoded for p in parts],
+                )
+            )
         if repeats:
             named_twice = sorted({k for _, ks in repeats for k in ks})
             on = [relative_name(root, f) for f, _ in repeats]

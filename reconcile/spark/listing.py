@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
 from reconcile.errors import InputError
-from reconcile.logset.discover import hive_values, is_hidden, relative_name, repeated_key_problem
+from reconcile.logset.discover import (
+    hive_values,
+    is_hidden,
+    relative_name,
+    repeated_key_problem,
+    unencoded_folders,
+    unencoded_problem,
+)
 from reconcile.mapping import LogMapping
 from reconcile.mapping.bind import MappedTable
 from reconcile.mapping.discover import discover_with_mapping
@@ -61,12 +68,18 @@ def layout(root: str, relpaths: Iterable[str]) -> tuple[dict[str, SourceFile], l
             continue
         for chosen in forms.values():
             repeats: list[tuple[str, tuple[str, ...]]] = []
+            unencoded: list[tuple[str, tuple[str, ...]]] = []
             for name in chosen:
                 parts = name.split("/")
                 hive, keys = hive_values(parts[1:-1]) if len(parts) > 1 else ({}, ())
                 if keys:
                     repeats.append((name, keys))
+                if unencoded_folders(parts[1:-1]):
+                    unencoded.append((name, unencoded_folders(parts[1:-1])))
                 sources[name] = SourceFile(table, name, f"{root.rstrip('/')}/{name}", hive)
+            if unencoded:
+                folders = [p for _, parts in unencoded for p in parts]
+                problems.append(unencoded_problem(table, [n for n, _ in unencoded], folders))
             if repeats:
                 keys = tuple(sorted({k for _, ks in repeats for k in ks}))
                 problems.append(repeated_key_problem(table, [n for n, _ in repeats], keys))
