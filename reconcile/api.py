@@ -6,7 +6,7 @@ from pathlib import Path
 
 from reconcile.config import EngineConfig, refuse_inside
 from reconcile.db import Engine
-from reconcile.errors import InvalidLogSet
+from reconcile.errors import InvalidLogSet, query_interrupted
 from reconcile.logset.coordinate import coordinate_columns, infer_coordinate
 from reconcile.logset.file_schemas import FileSchema, read_file_schemas
 from reconcile.logset.load import LogSet, file_stamps
@@ -43,7 +43,12 @@ def open_logset(
     files = discover_with_mapping(path, mapping)
     stamps = file_stamps(files)  # before validation reads them
     if validate:
-        report = validate_files(files, config=engine_config)
+        try:
+            report = validate_files(files, config=engine_config)
+        except Exception as error:
+            if query_interrupted(error):  # Ctrl-C, in DuckDB's words
+                raise KeyboardInterrupt from error
+            raise
         if not report.ok:
             raise InvalidLogSet(report)
     schemas: dict[str, list[FileSchema]] = {}

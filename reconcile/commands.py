@@ -36,6 +36,7 @@ from reconcile.errors import (
     UsageError,
     classify_engine_error,
     first_line,
+    query_interrupted,
 )
 from reconcile.exits import (
     EXIT_FINDINGS,
@@ -499,9 +500,7 @@ def _writing(path: Path) -> Iterator[None]:
 def _interrupted(error: BaseException) -> bool:
     """Ctrl-C: Python's, or DuckDB's (a running query ends in RuntimeError("Query
     interrupted") in place of KeyboardInterrupt)."""
-    if isinstance(error, (KeyboardInterrupt, duckdb.InterruptException)):
-        return True
-    return isinstance(error, RuntimeError) and str(error) == "Query interrupted"
+    return isinstance(error, KeyboardInterrupt) or query_interrupted(error)
 
 
 def _from_spark(error: BaseException) -> bool:

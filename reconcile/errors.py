@@ -127,6 +127,16 @@ _FULL_MARKS = (
 _SPILL_MARKS = ("duckdb_temp", "failed to create directory", "read-only file system")
 
 
+def query_interrupted(error: BaseException) -> bool:
+    """Whether ``error`` is Ctrl-C stopping a DuckDB query: a running query ends in
+    ``RuntimeError("Query interrupted")`` (or DuckDB's InterruptException) where
+    Python would raise KeyboardInterrupt."""
+    duckdb = sys.modules.get("duckdb")  # not imported for it: an error of it means it is
+    if duckdb is not None and isinstance(error, duckdb.InterruptException):
+        return True
+    return isinstance(error, RuntimeError) and str(error) == "Query interrupted"
+
+
 def first_line(error: BaseException) -> str:
     """An error's message without DuckDB's advice after its first line (the advice
     names SQL settings; the reconciler's own hint names its options)."""

@@ -172,3 +172,34 @@ def test_a_path_where_an_open_log_set_is_asked_for_says_open_it() -> None:
         reconcile.watermarks(STUCK)  # type: ignore[arg-type]
     with pytest.raises(UsageError, match=opened):
         audit(str(STUCK))  # type: ignore[arg-type]
+
+
+def test_ctrl_c_in_a_running_query_is_a_keyboard_interrupt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """DuckDB ends a query stopped by Ctrl-C in RuntimeError("Query interrupted"):
+    about half the interrupts of a notebook's call came out so, an Exception that
+    any `except Exception` cell swallows. The analysis answers again afterwards."""
+    create = Namespace.create
+    calls = {"n": 0}
+
+    def interrupted(self: Namespace, *args: Any, **kwargs: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise RuntimeError("Query interrupted")
+        create(self, *args, **kwargs)
+
+    monkeypatch.setattr(Namespace, "create", interrupted)
+    with open_logset(STUCK) as logset:
+        analysis = Analysis(logset)
+        with pytest.raises(KeyboardInterrupt):
+            analysis.watermarks()
+        want = Analysis(logset).watermarks()
+        assert analysis.watermarks().equals(want)
+
+    def validation_interrupted(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("Query interrupted")
+
+    monkeypatch.setattr(api, "validate_files", validation_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        open_logset(STUCK)

@@ -24,7 +24,7 @@ from reconcile.engine.namespace import Namespace, iso_instant, parse_as_of
 from reconcile.engine.plan import MissingInput, Plan, applies, dependents, plan
 from reconcile.engine.registry import REGISTRY
 from reconcile.engine.settings import AuditSettings
-from reconcile.errors import InputError, InternalError, UsageError
+from reconcile.errors import InputError, InternalError, UsageError, query_interrupted
 from reconcile.logset.load import LogSet
 from reconcile_schemas import TABLES, CoordinateType
 
@@ -197,6 +197,8 @@ class Analysis:
         try:
             yield
         except Exception as error:
+            if query_interrupted(error):  # Ctrl-C, in DuckDB's words: a notebook's
+                raise KeyboardInterrupt from error  # `except Exception` must not take it
             if not self.logset.closed:
                 try:
                     self.logset.check_unchanged()
