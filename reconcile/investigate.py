@@ -7,6 +7,7 @@ tables; notebooks call these instead of carrying logic in their cells.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 import polars as pl
 
@@ -29,8 +30,10 @@ def event_trail(
     analysis: Analysis, scope_id: str, partition_id: str, event_id: str
 ) -> pl.DataFrame:
     """Every receipt of one event recorded up to the analysis's T, with the page and
-    fetch it came from (as the analysis's other answers, nothing after T)."""
+    fetch it came from (as the analysis's other answers, nothing after T). A partition
+    the log set does not hold is refused; an event of it without receipts has none."""
     _texts(scope_id=scope_id, partition_id=partition_id, event_id=event_id)
+    _known(analysis, scope_id, partition_id)
     return analysis.query(
         "investigate/event_trail",
         scope_id=scope_id,
@@ -39,10 +42,29 @@ def event_trail(
     )
 
 
+def _known(analysis: Analysis, scope_id: str, partition_id: str) -> None:
+    """A partition the log set holds: another (a typo, "S0" for "s0") matched no row,
+    and the answer came back empty, as if the partition had no pages."""
+    partitions = analysis.read("rc_partitions").select("scope_id", "partition_id")
+    if (scope_id, partition_id) in set(partitions.iter_rows()):
+        return
+    scopes = sorted(set(partitions["scope_id"].to_list()))
+    if scope_id not in scopes:
+        shown = ", ".join(scopes[:10]) or "none"
+        raise UsageError(f"the log set has no scope {scope_id!r} (its scopes: {shown})")
+    mine = sorted(p for s, p in partitions.iter_rows() if s == scope_id)
+    raise UsageError(
+        f"scope {scope_id} has no partition {partition_id!r} (its partitions:"
+        f" {', '.join(mine[:10])}{', ...' if len(mine) > 10 else ''})"
+    )
+
+
 def partition_pages(analysis: Analysis, scope_id: str, partition_id: str) -> pl.DataFrame:
     """A partition's page fetches up to the analysis's T, in order, with their tokens
-    and receipts (as the analysis's other answers, nothing after T)."""
+    and receipts (as the analysis's other answers, nothing after T). A partition the
+    log set does not hold is refused (a typo would read as a partition without pages)."""
     _texts(scope_id=scope_id, partition_id=partition_id)
+    _known(analysis, scope_id, partition_id)
     return analysis.query(
         "investigate/partition_pages", scope_id=scope_id, partition_id=partition_id
     )
@@ -195,11 +217,17 @@ def membership(analysis: Analysis) -> pl.DataFrame:
 
 
 def longest_hold(history: pl.DataFrame, as_of: object, basis: str = "claimed") -> dict[str, object]:
-    """The longest stretch one partition held the frontier at one value: partition,
-    since, until (T for the last stretch), frontier, minutes. ``as_of`` is T: pass
-    ``Analysis.as_of_iso`` (exact) rather than ``Analysis.as_of`` (a datetime, to the
-    microsecond). ``basis`` is ``"claimed"`` or ``"proven"``; another is refused."""
+    """The longest stretch one partition held the frontier at one value: scope,
+    partition, since, until (T for the last stretch), frontier, minutes. ``as_of`` is
+    T: pass ``Analysis.as_of_iso`` (exact) rather than ``Analysis.as_of`` (a datetime,
+    to the microsecond); a number is refused (an epoch's unit would be a guess).
+    ``basis`` is ``"claimed"`` or ``"proven"``; another is refused."""
     _basis(basis)
+    if not isinstance(as_of, (str, datetime)):
+        raise UsageError(
+            f"longest_hold: as_of is T, analysis.as_of_iso (text) or a datetime, not"
+            f" {type(as_of).__name__} ({as_of!r})"
+        )
     if isinstance(as_of, str) and not _ISO.fullmatch(as_of):
         raise UsageError(
             f"longest_hold: as_of {as_of!r} is not in Analysis.as_of_iso's form"
@@ -222,6 +250,7 @@ def longest_hold(history: pl.DataFrame, as_of: object, basis: str = "claimed") -
         return {}
     row = spans.row(0, named=True)
     return {
+        "scope_id": row["scope_id"],
         "partition_id": row["partition_id"],
         "since": row["at"],
         "until": row["until"],

@@ -141,6 +141,11 @@ def frontier_timeline(
     it stays readable. The claimed frontier (black, dashed, thin) is drawn over the
     proven one (black, solid, wider), so that both show where they are equal. The legend names
     the frontiers and at most ``MAX_PARTITIONS`` partitions, beside the plot."""
+    scopes = set(history["scope_id"].to_list())
+    if scopes and scope_id not in scopes:
+        # a typo ("S0") drew an empty chart, titled as if the scope had no history
+        shown = ", ".join(sorted(scopes)[:10])
+        raise UsageError(f"frontier_timeline: the history has no scope {scope_id!r} ({shown})")
     fig, ax = _figure(11, 4.8)
     mine = history.filter(pl.col("scope_id") == scope_id).sort("at")
     part = (

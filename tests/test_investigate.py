@@ -21,6 +21,7 @@ from reconcile.investigate import (
     longest_hold,
     partition_pages,
 )
+from reconcile.plots import frontier_timeline
 
 STUCK = Path(__file__).parent.parent / "data" / "stuck"
 T = datetime(2026, 1, 1, 0, 0, 2)
@@ -149,3 +150,49 @@ def test_an_unknown_basis_is_refused() -> None:
         with pytest.raises(UsageError, match="not one of claimed, proven"):
             holders(history, "both")
         assert limiting_spans(history, "proven").height > 0
+
+
+def test_a_name_the_log_set_does_not_hold_is_refused() -> None:
+    """A typo ("S0" for "s0") matched no row: a partition without pages, an empty
+    history, an empty chart titled for the typo."""
+    with open_logset(STUCK) as logset:
+        analysis = Analysis(logset)
+        assert partition_pages(analysis, "s0", "p0002").height > 0
+        with pytest.raises(UsageError, match="no scope 'S0'"):
+            partition_pages(analysis, "S0", "p0002")
+        with pytest.raises(UsageError, match="no partition 'p2'"):
+            partition_pages(analysis, "s0", "p2")
+        with pytest.raises(UsageError, match="no partition 'p2'"):
+            event_trail(analysis, "s0", "p2", "e1")
+        with pytest.raises(UsageError, match="does not hold"):
+            analysis.history(pl.DataFrame({"scope_id": ["s0"], "partition_id": ["p2"]}))
+        one = pl.DataFrame({"scope_id": ["s0"], "partition_id": ["p0002"]})
+        assert analysis.history(one).height > 0
+        history = analysis.frontier_history()
+        with pytest.raises(UsageError, match="no scope 'S0'"):
+            frontier_timeline(history, "S0", analysis.as_of_iso)
+
+
+@pytest.mark.parametrize("t", [1_767_225_900, 1_767_225_900_000, 1.5, True, None])
+def test_longest_hold_refuses_a_number_for_t(t: object) -> None:
+    """Epoch seconds, milliseconds, a float, True: each gave another stretch of 0.0
+    minutes, without error; None a raw TypeError."""
+    with open_logset(STUCK) as logset:
+        analysis = Analysis(logset)
+        with pytest.raises(UsageError, match="as_of is T"):
+            longest_hold(analysis.frontier_history(), t)
+
+
+def test_longest_hold_names_the_scope() -> None:
+    """Two scopes with partitions of the same names: the partition alone did not say
+    whose it was."""
+    with open_logset(STUCK.parent / "timestamps") as logset:
+        analysis = Analysis(logset)
+        history = analysis.frontier_history()
+        hold = longest_hold(history, analysis.as_of_iso)
+        spans = limiting_spans(history).filter(
+            (pl.col("scope_id") == hold["scope_id"])
+            & (pl.col("partition_id") == hold["partition_id"])
+            & (pl.col("at") == hold["since"])
+        )
+        assert spans.height == 1

@@ -55,6 +55,23 @@ def _given_frame(what: str, data: object) -> pl.DataFrame:
     raise UsageError(f"{what}: give a Polars (or pandas) DataFrame, not {type(data).__name__}")
 
 
+def _held_only(partitions: pl.DataFrame, held: pl.DataFrame) -> None:
+    """UsageError unless every (scope_id, partition_id) of ``partitions`` is one of
+    ``held`` (the log set's partitions)."""
+    keys = ["scope_id", "partition_id"]
+    missing = [c for c in keys if c not in partitions.columns]
+    if missing:
+        raise UsageError(f"history: partitions need column(s) {', '.join(missing)}")
+    given = partitions.select(pl.col(keys).cast(pl.String))
+    unknown = given.join(held.select(keys), on=keys, how="anti")
+    if unknown.height:
+        shown = ", ".join(f"{s}/{p}" for s, p in unknown.head(5).iter_rows())
+        raise UsageError(
+            f"history: {unknown.height} partition(s) the log set does not hold ({shown}):"
+            " a scope_id and partition_id as the watermarks table names them"
+        )
+
+
 def _check_identifiers(what: str, data: pl.DataFrame) -> None:
     """scope_id and partition_id are text, as the contract's columns, and named: a
     number, a list or a null matched no partition, and the answer came back empty."""
@@ -384,15 +401,19 @@ class Analysis:
         being handled the proven certificate moves with every receipt, so the table
         grows with the receipts of the partitions asked for: pass ``partitions``
         (scope_id, partition_id; text, as the contract's columns: a number, a list or
-        a null is refused, for it would match no partition) to look at a few. A
+        a null is refused, for it would match no partition) to look at a few, each one
+        the log set holds (another, a typo, is refused: it would have no rows). A
         Polars or a pandas frame.
         """
         if partitions is not None:
             partitions = _given_frame("history: partitions", partitions)
             _check_identifiers("history: partitions", partitions)
         with self._lock:  # the selection and its reading, one thread's
+            held = self.read("rc_partitions")
             if partitions is None:
-                partitions = self.read("rc_partitions")
+                partitions = held
+            else:
+                _held_only(partitions, held)
             self.put("rc_selected", partitions)
             return self.read("rc_timelines")
 
