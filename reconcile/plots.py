@@ -144,8 +144,8 @@ def frontier_timeline(
     scopes = set(history["scope_id"].to_list())
     if scopes and scope_id not in scopes:
         # a typo ("S0") drew an empty chart, titled as if the scope had no history
-        shown = ", ".join(sorted(scopes)[:10])
-        raise UsageError(f"frontier_timeline: the history has no scope {scope_id!r} ({shown})")
+        named = ", ".join(sorted(scopes)[:10])
+        raise UsageError(f"frontier_timeline: the history has no scope {scope_id!r} ({named})")
     fig, ax = _figure(11, 4.8)
     mine = history.filter(pl.col("scope_id") == scope_id).sort("at")
     part = (
