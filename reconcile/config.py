@@ -87,6 +87,8 @@ def check_threads(value: int, given: str) -> int:
     """``value`` when it is a sane thread count, else a UsageError naming ``given``
     (the option or variable that gave it)."""
     most = max_threads()
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UsageError(f"threads {value!r} ({given}): a whole number, 1 or more")
     if value < 1:
         raise UsageError(f"threads {value} ({given}): give 1 or more")
     if value > most:

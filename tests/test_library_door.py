@@ -17,6 +17,7 @@ import pytest
 
 import reconcile
 from reconcile import EngineConfig, api, open_logset
+from reconcile.audit import AuditSettings
 from reconcile.engine import Analysis
 from reconcile.engine.namespace import Namespace
 from reconcile.errors import InputError, UsageError
@@ -203,3 +204,21 @@ def test_ctrl_c_in_a_running_query_is_a_keyboard_interrupt(
     monkeypatch.setattr(api, "validate_files", validation_interrupted)
     with pytest.raises(KeyboardInterrupt):
         open_logset(STUCK)
+
+
+@pytest.mark.parametrize("t", ["2026-01-01T00:10:00+25:00", "2026-01-01T00:10:00+24:00",
+                               "2026-01-01 00:10:00-05:60", "2026-01-01T00:10+3000"])  # fmt: skip
+def test_an_offset_of_no_clock_is_refused(t: str) -> None:
+    """DuckDB read +25:00 as 25 hours: T a day from any instant meant, without a word."""
+    with open_logset(STUCK) as logset:
+        with pytest.raises(UsageError, match="offset from UTC of no clock"):
+            Analysis(logset, t)
+        assert Analysis(logset, "2026-01-01T00:10:00+23:59").as_of_iso == "2025-12-31T00:11:00"
+
+
+def test_settings_of_the_wrong_type_are_usage_errors() -> None:
+    """A thread count or a stall threshold given as text was a raw TypeError."""
+    with pytest.raises(UsageError, match="a whole number"):
+        open_logset(STUCK, config=EngineConfig(threads="2"))  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match="stall threshold '5'"):
+        AuditSettings(stall_minutes="5")  # type: ignore[arg-type]

@@ -14,6 +14,7 @@ for the error that names the step and query that failed).
 from __future__ import annotations
 
 import itertools
+import re
 import time
 import weakref
 from collections.abc import Iterator, Mapping
@@ -80,6 +81,10 @@ def iso_instant(literal: str) -> str:
     return f"{text}.{nanos:09d}"
 
 
+# a time of day's offset from UTC at the end of T's text (+05:30, -0800, +05)
+_OFFSET = re.compile(r"[Tt ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d*)?)?\s*[+-](\d{1,2})(?::?(\d{2}))?$")
+
+
 def parse_as_of(cursor: duckdb.DuckDBPyConnection, text: str) -> tuple[str, datetime]:
     """T read as DuckDB reads it, to the nanosecond (:func:`text_instant`; digits past
     the ninth dropped, so a row is at or before T exactly when it is at or before T
@@ -89,6 +94,13 @@ def parse_as_of(cursor: duckdb.DuckDBPyConnection, text: str) -> tuple[str, date
     is not a timestamp, or is one outside the times the engine computes in (int64
     nanoseconds: 1677 to 2262)."""
     text = text.strip()
+    offset = _OFFSET.search(text)
+    if offset and (int(offset[1]) > 23 or int(offset[2] or 0) > 59):
+        # DuckDB reads +25:00 as 25 hours, a T a day away from any the user meant
+        raise UsageError(
+            f"T (as_of, --as-of) {text!r} has an offset from UTC of no clock: its hours"
+            " are 00 to 23 and its minutes 00 to 59 (RFC 3339)"
+        )
     value_sql = f"TRY({text_instant('$t')})"
     try:
         # a text that is no timestamp fails here, and is said so (value_sql's cast is
@@ -100,11 +112,13 @@ def parse_as_of(cursor: duckdb.DuckDBPyConnection, text: str) -> tuple[str, date
             {"t": text},
         ).fetchall()
     except duckdb.Error as error:
-        raise UsageError(f"--as-of {text!r} is not a timestamp: {first_line(error)}") from None
+        raise UsageError(
+            f"T (as_of, --as-of) {text!r} is not a timestamp: {first_line(error)}"
+        ) from None
     literal, value, inside = rows[0]
     if value is None or not inside or str(literal) in (DAWN, DUSK):
         raise UsageError(
-            f"--as-of {text!r} is outside the times the reconciler computes in"
+            f"T (as_of, --as-of) {text!r} is outside the times the reconciler computes in"
             f" (after {DAWN} and before {DUSK} UTC); leave it out for the end of the log set"
         )
     return str(literal), value

@@ -17,7 +17,10 @@ class AuditSettings:
 
     def __post_init__(self) -> None:
         # a threshold beyond int64 nanoseconds (about 292 years) cannot be compared
-        if not (math.isfinite(self.stall_minutes) and 0 <= self.stall_minutes < 1.5e11):
+        number = isinstance(self.stall_minutes, (int, float)) and not isinstance(
+            self.stall_minutes, bool
+        )
+        if not (number and math.isfinite(self.stall_minutes) and 0 <= self.stall_minutes < 1.5e11):
             raise UsageError(
                 f"stall threshold {self.stall_minutes!r} minutes: give a number from 0 to"
                 " 1.5e11 (--stall-threshold)"
