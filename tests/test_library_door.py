@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import polars as pl
 import pytest
 
@@ -222,3 +223,22 @@ def test_settings_of_the_wrong_type_are_usage_errors() -> None:
         open_logset(STUCK, config=EngineConfig(threads="2"))  # type: ignore[arg-type]
     with pytest.raises(UsageError, match="stall threshold '5'"):
         AuditSettings(stall_minutes="5")  # type: ignore[arg-type]
+
+
+def test_closing_a_log_set_an_analysis_is_running_on_says_so() -> None:
+    """LogSet.close() while another thread's analysis ran a query raised DuckDB's own
+    ResourceInUseException ("connection is busy"); now a UsageError that says so,
+    and the log set stays open. (The race itself is a query in flight: stood in for
+    here by DuckDB's own exception.)"""
+    with open_logset(STUCK) as logset:
+        engine_close = logset.engine.close
+
+        def busy() -> None:
+            raise duckdb.ResourceInUseException("connection is busy with another call")
+
+        logset.engine.close = busy  # type: ignore[method-assign]
+        with pytest.raises(UsageError, match="in use by an analysis running"):
+            logset.close()
+        logset.engine.close = engine_close  # type: ignore[method-assign]
+        assert not logset.closed
+        assert Analysis(logset).watermarks().height > 0

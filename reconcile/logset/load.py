@@ -211,7 +211,16 @@ class LogSet:
         return self.engine.spill_folder is None
 
     def close(self) -> None:
-        self.engine.close()
+        """Close the log set's DuckDB connection (and remove its spill folder). While
+        an analysis of it runs in another thread the connection is busy: a
+        UsageError says so, and the log set stays open."""
+        try:
+            self.engine.close()
+        except duckdb.ResourceInUseException:
+            raise UsageError(
+                f"the log set {self.path} is in use by an analysis running in another"
+                " thread: close it once that call has returned"
+            ) from None
 
     def __enter__(self) -> LogSet:
         return self
