@@ -167,6 +167,38 @@ def test_a_hive_key_time_out_of_range_is_rejected(
     ]
 
 
+@pytest.mark.parametrize(
+    ("value", "valid"),
+    [
+        ("20260101T000000Z", False),  # ISO's basic form
+        ("2026-W01-4", False),  # a week date
+        ("2026-01-01T00:00:00,5", False),  # a comma before the fraction
+        ("2026-01-01", True),
+        ("2026-01-01 00:00:05+0530", True),
+        ("2026-01-01T00:00:05.5+05", True),
+    ],
+)
+def test_a_hive_key_time_duckdb_cannot_read_is_named_by_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str, valid: bool
+) -> None:
+    """Python's fromisoformat reads forms DuckDB's hive reading does not: they passed
+    the hive value's check and failed as the table's 'cannot be read', naming no file
+    or column."""
+    path = write_logset(tmp_path / "ls", {"checkpoints": [checkpoint("p0", 1, 5)]})
+    folder = path / "receipts" / f"recorded_at={value}"
+    folder.mkdir(parents=True)
+    row = {k: v for k, v in receipt("e0", 1).items() if k != "recorded_at"}
+    pq.write_table(table("receipts", [row]), folder / "part.parquet")
+    code, report = validate_json(capsys, path)
+    if valid:
+        assert code == 0
+        return
+    assert code == EXIT_INVALID
+    assert [(p["check"], p["column"]) for p in report["problems"]] == [
+        ("wrong_type", "recorded_at")
+    ]
+
+
 def test_mapped_epoch_milliseconds_at_the_int64_maximum_are_rejected_with_the_row(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -58,6 +58,15 @@ def _tables_present(files: LogSetFiles) -> list[Problem]:
 
 
 _INT = re.compile(r"-?[0-9]+")
+# a hive folder's time as DuckDB reads one: the extended form (2026-01-01, then a time
+# after T or a space, then Z or an offset of hours and minutes); Python reads more
+# (20260101T000000Z, 2026-W01-4, a comma before the fraction), which DuckDB refused
+# with no file or column named
+_HIVE_TIME = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    r"(?:[Tt ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?)?"
+    r"(?:[Zz]|[+-][0-9]{2}(?::?[0-9]{2})?)?"
+)
 
 
 def _hive_value_fits(logical: Logical, coordinate: CoordinateType, value: str) -> bool:
@@ -69,6 +78,8 @@ def _hive_value_fits(logical: Logical, coordinate: CoordinateType, value: str) -
     if logical is Logical.BOOL:
         return value.lower() in ("true", "false")
     if logical is Logical.TIMESTAMP:
+        if not _HIVE_TIME.fullmatch(value):
+            return False
         try:
             moment = datetime.fromisoformat(value)
         except ValueError:
