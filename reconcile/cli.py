@@ -101,7 +101,7 @@ def _engine_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--temp-dir",
         metavar="DIR",
-        type=Path,
+        type=_path,
         help="where DuckDB spills (default: a fresh folder in the system temp dir)",
     )
     group.add_argument(
@@ -162,6 +162,17 @@ def _at_least(low: int) -> Callable[[str], int]:
 
     parse.__name__ = f"at least {low}"
     return parse
+
+
+def _path(text: str) -> Path:
+    """A path given on the command line: an empty one (Path reads it as ".", this
+    folder) is refused rather than taken for the folder the command runs in."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the path is empty: name a folder (. for this one)")
+    return Path(text)
+
+
+_path.__name__ = "path"
 
 
 def _threads(text: str) -> int:
@@ -261,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     auditing.add_argument("logset", metavar="LOGSET", help=LOGSET_HELP)
     auditing.add_argument(
-        "--out", type=Path, required=True, metavar="DIR", help="the report directory"
+        "--out", type=_path, required=True, metavar="DIR", help="the report directory"
     )
     _as_of_option(auditing)
     auditing.add_argument(
@@ -280,7 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     auditing.add_argument(
         "--profile",
-        type=Path,
+        type=_path,
         metavar="FILE",
         help="write where the time went as JSON: seconds per step and per named query",
     )
@@ -325,8 +336,8 @@ def build_parser() -> argparse.ArgumentParser:
         " that went back. Exit 0 when nothing new is at or above --fail-on, 1 when"
         " something is, 2 when a folder is not a readable report.",
     )
-    differ.add_argument("old", type=Path, metavar="OLD_REPORT", help="the earlier report folder")
-    differ.add_argument("new", type=Path, metavar="NEW_REPORT", help="the later report folder")
+    differ.add_argument("old", type=_path, metavar="OLD_REPORT", help="the earlier report folder")
+    differ.add_argument("new", type=_path, metavar="NEW_REPORT", help="the later report folder")
     differ.add_argument(
         "--fail-on",
         choices=list(SEVERITIES),
@@ -361,7 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
     suggest.add_argument("logset", metavar="LOGSET", help="the folder of your log files")
     suggest.add_argument(
         "--out",
-        type=Path,
+        type=_path,
         metavar="FILE",
         help="write the mapping here (default: print it); e.g. LOGSET/reconcile.toml",
     )
@@ -374,7 +385,7 @@ def build_parser() -> argparse.ArgumentParser:
         " truth.json: each injected fault and the findings an audit must report."
         " The same arguments give byte-identical files.",
     )
-    simulate.add_argument("out", type=Path, metavar="OUT", help="the log set directory to write")
+    simulate.add_argument("out", type=_path, metavar="OUT", help="the log set directory to write")
     defaults = SimOptions()
     simulate.add_argument(
         "--seed",

@@ -47,6 +47,11 @@ def usage_error(capsys: pytest.CaptureFixture[str], *args: str) -> str:
         (["simulate", "s", "--crash-rate", "2"], "--crash-rate"),
         (["map", "suggest", CLEAN, "--out", "."], "is not a file"),
         (["frontier", CLEAN, "--as-of", "2300-01-01"], "outside the times"),
+        # Path("") is ".": --out "" was the folder the command ran in
+        (["audit", CLEAN, "--out", ""], "the path is empty"),
+        (["audit", CLEAN, "--out", "  "], "the path is empty"),
+        (["simulate", ""], "the path is empty"),
+        (["diff", "", "r"], "the path is empty"),
     ],
 )
 def test_a_senseless_value_is_a_usage_error(
