@@ -137,6 +137,8 @@ class Analysis:
         # one thread at a time runs steps and reads results (Python threads may
         # share an analysis; its working tables are one set)
         self._lock = threading.RLock()
+        # calls within a call (arrow runs run): the files are checked by the outermost
+        self._holding = 0
 
     # -- what it is --------------------------------------------------------------
 
@@ -208,9 +210,13 @@ class Analysis:
         A file rewritten or removed while the steps (or a reading) read it would give
         an answer half old, half new, or a reading error of DuckDB's: either is the
         change's :class:`InputError` instead. (A closed log set is left to the
-        namespace, which says the analysis is closed.)"""
+        namespace, which says the analysis is closed.) Called under the lock."""
+        if self._holding:
+            yield
+            return
         if not self.logset.closed:
             self.logset.check_unchanged()
+        self._holding += 1
         try:
             yield
         except Exception as error:
@@ -222,6 +228,8 @@ class Analysis:
                 except InputError as changed:
                     raise changed from error
             raise
+        finally:
+            self._holding -= 1
         if not self.logset.closed:
             self.logset.check_unchanged()
 
