@@ -115,7 +115,7 @@ def audit(
         drawn = pl.DataFrame()
         if timelines:
             note("timelines")
-            drawn = analysis.history(shown_partitions(history, found))
+            drawn = analysis.timelines(shown_partitions(history, found))
         return AuditResult(
             as_of=analysis.as_of,
             as_of_iso=analysis.as_of_iso,

@@ -422,6 +422,13 @@ class Analysis:
                 partitions = held
             else:
                 _held_only(partitions, held)
+            return self.timelines(partitions)
+
+    def timelines(self, partitions: pl.DataFrame) -> pl.DataFrame:
+        """:meth:`history` of ``partitions`` (scope_id, partition_id, text) as given:
+        a partition the log set does not hold has no rows (the audit's phases draw a
+        scope's partitions, some of them in another bucket's log set)."""
+        with self._lock:
             self.put("rc_selected", partitions)
             return self.read("rc_timelines")
 
