@@ -168,7 +168,7 @@ def _path(text: str) -> Path:
     """A path given on the command line: an empty one (Path reads it as ".", this
     folder) is refused rather than taken for the folder the command runs in."""
     if not text.strip():
-        raise argparse.ArgumentTypeError("the path is empty: name a folder (. for this one)")
+        raise argparse.ArgumentTypeError("the path is empty: name the folder or file")
     return Path(text)
 
 

@@ -8,6 +8,7 @@ Plain Python, no DuckDB: the command line's parser checks ``--threads`` and
 from __future__ import annotations
 
 import contextlib
+import numbers
 import os
 import re
 from collections.abc import Mapping
@@ -87,7 +88,7 @@ def check_threads(value: int, given: str) -> int:
     """``value`` when it is a sane thread count, else a UsageError naming ``given``
     (the option or variable that gave it)."""
     most = max_threads()
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise UsageError(f"threads {value!r} ({given}): a whole number, 1 or more")
     if value < 1:
         raise UsageError(f"threads {value} ({given}): give 1 or more")
@@ -96,7 +97,7 @@ def check_threads(value: int, given: str) -> int:
             f"threads {value} ({given}): at most {most} here"
             f" ({THREADS_PER_CORE} per core, {os.cpu_count() or 1} cores)"
         )
-    return value
+    return int(value)
 
 
 def check_memory_limit(value: str, given: str) -> str:

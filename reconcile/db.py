@@ -36,7 +36,7 @@ from reconcile.config import (
     default_memory_limit,
     threads_for,
 )
-from reconcile.errors import ResourceError, UsageError, first_line
+from reconcile.errors import InputError, ResourceError, UsageError, first_line
 from reconcile.signals import interrupts_deferred
 
 # The settings a user gives, by the options (and environment variables) that give them.
@@ -67,7 +67,8 @@ def sandbox(
     are locked, so that no query (a mapping's SQL included) can change any of this.
     Settings of the connection's own must be made before."""
     files = [str(path) for path in readable]
-    # a readable file as the readers name it (glob_literal), a pattern of it alone
+    # a readable file as the readers name it (glob_literal), a pattern of it alone (a
+    # path with a backslash is refused there: its pattern would name another file)
     files += [glob_literal(path) for path in files if glob_literal(path) != path]
     dirs = [str(path) for path in folders]
     for name, value in (
@@ -267,5 +268,13 @@ def glob_literal(path: str | Path) -> str:
     name as a glob pattern (``[ab].parquet`` read ``a.parquet``; ``*.parquet`` every
     file beside it), so each of ``[``, ``]``, ``*`` and ``?`` becomes a class of
     itself (``[[]``, ``[]]``, ``[*]``, ``[?]``). Their ``filename`` column gives the
-    path as it is."""
-    return _GLOB_CHARACTERS.sub(lambda m: f"[{m.group(0)}]", str(path))
+    path as it is. A path holding a backslash, which they take for a folder separator
+    (and no class of the pattern escapes), is refused: it would be read as another
+    file, or as none (discovery names such a log set's files first)."""
+    text = str(path)
+    if "\\" in text:
+        raise InputError(
+            f"{text}: a file whose path holds a backslash cannot be read as itself (DuckDB"
+            " takes it for a folder separator): rename it"
+        )
+    return _GLOB_CHARACTERS.sub(lambda m: f"[{m.group(0)}]", text)

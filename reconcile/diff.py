@@ -56,7 +56,7 @@ class Report:
 def _read_table(path: Path, name: str) -> pl.DataFrame:
     file = path / f"{name}.parquet"
     try:
-        return pl.read_parquet(file)
+        return pl.read_parquet(file, glob=False)  # a folder r[1] is no pattern
     except FileNotFoundError as error:
         raise InputError(f"{path} is not a reconcile report: {file.name} is missing") from error
     except Exception as error:  # polars raises several kinds for a bad file

@@ -776,6 +776,30 @@ def test_the_listing_refuses_a_hive_value_holding_an_equals_sign() -> None:
     ]
 
 
+def test_the_listing_refuses_a_name_holding_a_backslash() -> None:
+    """No Spark needed: as discovery does (tests/test_glob_names.py)."""
+    sources, problems = layout(
+        "s3a://bucket/logs", ["checkpoints.parquet", "receipts/a.parquet", "receipts/x\\y.parquet"]
+    )
+    assert [(p.check, p.table, p.files) for p in problems] == [
+        ("backslash_in_name", "receipts", ("receipts/x\\y.parquet",))
+    ]
+    assert sorted(sources) == ["checkpoints.parquet", "receipts/a.parquet"]
+
+
+def test_a_url_whose_folder_is_named_as_a_pattern(spark: SparkSession, tmp_path: Path) -> None:
+    """``run[1]`` beside ``run1``: Hadoop listed run1 for the pattern, and the log set
+    came out without files (and no problem said)."""
+    shutil.copytree(DATA / "stuck", tmp_path / "run[1]")
+    shutil.copytree(DATA / "clean", tmp_path / "run1")
+    url = "file://" + str(tmp_path / "run[1]")
+    engine = _engine(spark, url)
+    try:
+        assert sorted(engine.sources) == sorted(p.name for p in (DATA / "stuck").glob("*.parquet"))
+    finally:
+        engine.close()
+
+
 # --- layouts and files the Spark door once misread (a probe of the Spark engine) ---
 
 

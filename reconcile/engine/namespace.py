@@ -82,7 +82,9 @@ def iso_instant(literal: str) -> str:
 
 
 # a time of day's offset from UTC at the end of T's text (+05:30, -0800, +05)
-_OFFSET = re.compile(r"[Tt ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d*)?)?\s*[+-](\d{1,2})(?::?(\d{2}))?$")
+_OFFSET = re.compile(
+    r"[Tt ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d*)?)?\s*[+-](\d{1,2})(?::?(\d{2})(?::?(\d{2}))?)?$"
+)
 
 
 def parse_as_of(cursor: duckdb.DuckDBPyConnection, text: str) -> tuple[str, datetime]:
@@ -95,7 +97,7 @@ def parse_as_of(cursor: duckdb.DuckDBPyConnection, text: str) -> tuple[str, date
     nanoseconds: 1677 to 2262)."""
     text = text.strip()
     offset = _OFFSET.search(text)
-    if offset and (int(offset[1]) > 23 or int(offset[2] or 0) > 59):
+    if offset and (int(offset[1]) > 23 or int(offset[2] or 0) > 59 or int(offset[3] or 0) > 59):
         # DuckDB reads +25:00 as 25 hours, a T a day away from any the user meant
         raise UsageError(
             f"T (as_of, --as-of) {text!r} has an offset from UTC of no clock: its hours"

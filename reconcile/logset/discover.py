@@ -105,6 +105,15 @@ def hive_values(folders: Sequence[str]) -> tuple[dict[str, str], tuple[str, ...]
     return values, tuple(repeated)
 
 
+# DuckDB's file reading takes a backslash in a path for a folder separator: a name
+# holding one would be read as another file, or none
+BACKSLASH = "\\"
+BACKSLASH_SAID = (
+    "a backslash, which DuckDB's file reading takes for a folder separator (it would"
+    " read another file, or none): rename it"
+)
+
+
 def unencoded_folders(folders: Sequence[str]) -> tuple[str, ...]:
     """The folders of a file's path that read as a hive key whose value holds ``=``
     (``page_id=g1=x``): DuckDB's hive reading takes such a folder for no key at all
@@ -155,6 +164,9 @@ class _Finder:
     def kind(self, path: Path, table: str | None) -> str | None:
         """FILE or FOLDER for an entry that can be read as one (following a symbolic
         link that stays inside the log set), None when absent or a problem (added)."""
+        if BACKSLASH in path.name:
+            self.problem("backslash_in_name", table, path, f"its name holds {BACKSLASH_SAID}")
+            return None
         try:
             mode = path.lstat().st_mode
         except FileNotFoundError:
@@ -284,6 +296,8 @@ def logset_root(path: str | Path) -> Path:
     root = Path(path)
     if not root.exists():
         raise InputError(f"log set {root}: no such directory")
+    if BACKSLASH in str(root.resolve()):
+        raise InputError(f"log set {root}: its path holds {BACKSLASH_SAID}")
     if not root.is_dir():
         raise InputError(f"log set {root}: not a directory (a log set is a folder of tables)")
     try:

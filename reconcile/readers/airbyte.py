@@ -236,7 +236,8 @@ def _refuse(con: duckdb.DuckDBPyConnection, root: Path, fail: partial[InputError
     if strange is not None:
         raise fail(
             f"{strange} is no message of the Airbyte protocol (its type one of RECORD,"
-            " STATE, LOG, TRACE, CONTROL, SPEC, CONNECTION_STATUS, CATALOG): it cannot"
+            " STATE, LOG, TRACE, CONTROL, SPEC, CONNECTION_STATUS, CATALOG,"
+            " DESTINATION_CATALOG): it cannot"
             " be placed, and is not left out"
         )
     if twice is not None:

@@ -104,7 +104,7 @@ def floor_to_ms(folder: Path) -> None:
     """Floor every timestamp of a contract log set's top-level tables to the ms, and
     the times its truth.json names (``at``, ``effective_at``) with them."""
     for path in sorted(folder.glob("*.parquet")):
-        frame = pl.read_parquet(path)
+        frame = pl.read_parquet(path, glob=False)
         stamps = [n for n, t in frame.schema.items() if isinstance(t, pl.Datetime)]
         if stamps:
             frame = frame.with_columns(pl.col(n).dt.truncate("1ms") for n in stamps)
@@ -186,7 +186,7 @@ def to_foreign(folder: Path) -> None:
             source = folder / f"{table}.parquet"
             if not source.exists():
                 continue
-            frame = pl.read_parquet(source)
+            frame = pl.read_parquet(source, glob=False)
             text_times = _text_times(file, frame, table)
             frames.append(_foreign(table, frame, text_times))
             sections.append(table_text(_spec(table, file, frame.columns, text_times)))

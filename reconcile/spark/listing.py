@@ -4,6 +4,7 @@ same layout rules."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,6 +12,8 @@ from urllib.parse import unquote, urlparse
 
 from reconcile.errors import InputError
 from reconcile.logset.discover import (
+    BACKSLASH,
+    BACKSLASH_SAID,
     hive_values,
     is_hidden,
     relative_name,
@@ -29,6 +32,17 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 
+# Hadoop's glob pattern characters (org.apache.hadoop.fs.GlobPattern), and its escape
+_GLOB = re.compile(r"[\\{}\[\]*?]")
+
+
+def hadoop_literal(uri: str) -> str:
+    """``uri`` as Hadoop's file sources take it to mean that path: they read a path as
+    a glob pattern (``run[1]`` matched ``run1``; a file ``x{1,2}.parquet`` was read as
+    x1 and x2, and itself never), so each pattern character is escaped."""
+    return _GLOB.sub(r"\\\g<0>", uri)
+
+
 def is_remote(path: str) -> bool:
     """Whether a log set path is a URL (``hdfs://``, ``s3a://``, ``file://``), listed
     through Spark's file systems, rather than a local folder."""
@@ -41,7 +55,21 @@ def layout(root: str, relpaths: Iterable[str]) -> tuple[dict[str, SourceFile], l
     or every file not hidden under a folder ``<table>/`` or ``<table>.parquet/``."""
     sources: dict[str, SourceFile] = {}
     problems: list[Problem] = []
-    names = sorted(set(relpaths))
+    names = []
+    for name in sorted(set(relpaths)):
+        if BACKSLASH in name:  # as discovery: read as another file, or none, on one machine
+            problems.append(
+                Problem(
+                    check="backslash_in_name",
+                    table=next(
+                        (t for t in TABLES if name.split("/")[0] in (t, f"{t}.parquet")), None
+                    ),
+                    files=(name,),
+                    message=f"its name holds {BACKSLASH_SAID}",
+                )
+            )
+        else:
+            names.append(name)
     for table in TABLES:
         single = f"{table}.parquet"
         forms: dict[str, list[str]] = {}
@@ -124,7 +152,7 @@ def remote_sources(
         listed = (
             spark.read.format("binaryFile")
             .option("recursiveFileLookup", "true")
-            .load(root)
+            .load(hadoop_literal(root))
             .inputFiles()
         )
     except Exception as error:

@@ -4,7 +4,6 @@ the buckets' partition phase and the scopes' tasks) and the commands on them."""
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -38,7 +37,7 @@ from reconcile.mapping import NONE, LogMapping, resolve_mapping
 from reconcile.mapping.check import in_user_terms, uncovered_values
 from reconcile.problems import Problem
 from reconcile.spark.kernel import FRAMES, OUTPUTS_SCHEMA, SHOWN, Job, evaluate, lay_out
-from reconcile.spark.listing import is_remote, local_sources, remote_sources
+from reconcile.spark.listing import hadoop_literal, is_remote, local_sources, remote_sources
 from reconcile.spark.merge import Collected, merge_problems
 from reconcile.spark.scatter import (
     BUCKETED_SCHEMA,
@@ -204,7 +203,7 @@ class SparkEngine:
         """The files at ``uris``, (path, content) each, read as named: Hadoop reads a
         path as a glob pattern, so its pattern characters are escaped (a file named
         ``x{1,2}.parquet`` was read as x1 and x2, and itself never)."""
-        literal = [_GLOB.sub(r"\\\g<0>", uri) for uri in uris]
+        literal = [hadoop_literal(uri) for uri in uris]
         return self.spark.read.format("binaryFile").load(literal).select("path", "content")
 
     def read_facts(self) -> None:
@@ -503,10 +502,6 @@ class SparkEngine:
 
     def close(self) -> None:
         """Nothing is cached between jobs: kept for the callers' try/finally."""
-
-
-# Hadoop's glob pattern characters (org.apache.hadoop.fs.GlobPattern), and its escape
-_GLOB = re.compile(r"[\\{}\[\]*?]")
 
 
 def _empty_local(source: SourceFile) -> bool:
