@@ -207,9 +207,17 @@ def test_ctrl_c_in_a_running_query_is_a_keyboard_interrupt(
         open_logset(STUCK)
 
 
-@pytest.mark.parametrize("t", ["2026-01-01T00:10:00+25:00", "2026-01-01T00:10:00+24:00",
-                               "2026-01-01 00:10:00-05:60", "2026-01-01T00:10+3000",
-                               "2026-01-01T00:10:00+25:00:00", "2026-01-01T00:10:00+05:30:99"])  # fmt: skip
+NO_CLOCK = [
+    "2026-01-01T00:10:00+25:00",
+    "2026-01-01T00:10:00+24:00",
+    "2026-01-01 00:10:00-05:60",
+    "2026-01-01T00:10+3000",
+    "2026-01-01T00:10:00+25:00:00",
+    "2026-01-01T00:10:00+05:30:99",
+]
+
+
+@pytest.mark.parametrize("t", NO_CLOCK)
 def test_an_offset_of_no_clock_is_refused(t: str) -> None:
     """DuckDB read +25:00 as 25 hours: T a day from any instant meant, without a word."""
     with open_logset(STUCK) as logset:
