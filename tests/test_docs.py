@@ -1,10 +1,13 @@
-"""docs/ is the project's own reference (issue 21): it names every rule, column and
-option the code has, its links resolve, and nothing points outside the repository."""
+"""docs/ is the project's own reference (issue 21): it names every rule, validation
+check, column and option the code has, its links resolve, and nothing points outside
+the repository."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
@@ -14,6 +17,8 @@ from reconcile.catalog import ACTIONS, RULES
 from reconcile.cli import main
 from reconcile.engine.steps.rules import PARTITION_RULES, SCOPE_RULES
 from reconcile.render.cli_doc import render_cli_doc
+from reconcile_schemas import load_rules
+from reconcile_schemas.declared import declared
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -114,3 +119,191 @@ def test_the_report_s_what_to_do_is_the_docs_own() -> None:
         assert found is not None, name
         written[name] = " ".join(found.group(1).split())
     assert written == ACTIONS
+
+
+# What makes a validation problem, or a row check that becomes one: the check is their
+# ``check`` (keyword or first argument).
+_MAKERS = ("Problem", "DataCheck")
+
+
+def _declared_checks() -> set[str]:
+    """The checks the contract's Pandera schemas declare (declared.json): a column's
+    built-ins (isin, greater_than_or_equal_to) and a table's row rules."""
+    names = set()
+    for schema in declared().values():
+        names.update(c.name for c in schema.checks)
+        for column in schema.columns.values():
+            names.update(c.name for c in column.checks)
+    return names
+
+
+# A check taken from an object that carries one made elsewhere, as written in the
+# source: a DataCheck's (its makers are read too), a declared Pandera check's, a
+# rule's (its SQL file's name), a problem's own as JSON (Spark merging its tasks').
+_CARRIED: dict[str, set[str]] = {
+    "check.check": set(),
+    "check.name": _declared_checks(),
+    "rule.name": {rule.name for rule in load_rules()},
+    "p['check']": set(),
+}
+
+
+class _Module:
+    """One source file's tree, with each node's parent, to follow a check's value."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.tree = ast.parse(path.read_text(encoding="utf-8"))
+        self.parent: dict[ast.AST, ast.AST] = {}
+        for node in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(node):
+                self.parent[child] = node
+
+    def function(self, node: ast.AST) -> ast.FunctionDef | ast.Module:
+        while node in self.parent:
+            node = self.parent[node]
+            if isinstance(node, ast.FunctionDef):
+                return node
+        return self.tree
+
+    def where(self, node: ast.expr) -> str:
+        return f"{self.path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}"
+
+    def checks(self, node: ast.expr, seen: set[int]) -> set[str]:
+        """Every check name ``node`` can hold, following names through assignments,
+        a function's parameters to its calls, and a loop over a dict's keys to the
+        subscripts that fill it."""
+        if id(node) in seen:
+            return set()
+        seen.add(id(node))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return {node.value}
+        if isinstance(node, ast.IfExp):
+            return self.checks(node.body, seen) | self.checks(node.orelse, seen)
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "str" and node.args:
+            return self.checks(node.args[0], seen)
+        if ast.unparse(node) in _CARRIED:
+            return _CARRIED[ast.unparse(node)]
+        if isinstance(node, ast.Name):
+            return self._name(node, seen)
+        raise AssertionError(f"cannot follow the check of {self.where(node)}: teach this test")
+
+    def _name(self, node: ast.Name, seen: set[int]) -> set[str]:
+        scope = self.function(node)
+        found: set[str] = set()
+        bound = False
+        if isinstance(scope, ast.FunctionDef):
+            params = [a.arg for a in scope.args.args]
+            if node.id in params:
+                bound = True
+                found |= self._arguments(scope, params.index(node.id), seen)
+        for statement in ast.walk(scope):
+            if isinstance(statement, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == node.id for t in statement.targets
+            ):
+                bound = True
+                found |= self.checks(statement.value, seen)
+            elif isinstance(statement, ast.For):
+                path = _path_to(statement.target, node.id)
+                if path is None:
+                    continue
+                bound = True
+                found |= self._dict_keys(scope, statement, path, seen)
+        assert bound, f"cannot follow the check of {self.where(node)}: teach this test"
+        return found
+
+    def _arguments(self, function: ast.FunctionDef, index: int, seen: set[int]) -> set[str]:
+        """A parameter's values: the argument every call of the function gives it."""
+        method = bool(function.args.args) and function.args.args[0].arg == "self"
+        name = function.args.args[index].arg
+        found: set[str] = set()
+        for call in ast.walk(self.tree):
+            if not isinstance(call, ast.Call):
+                continue
+            func = call.func
+            if isinstance(func, ast.Attribute) and func.attr == function.name:
+                position = index - 1 if method else index
+            elif isinstance(func, ast.Name) and func.id == function.name:
+                position = index
+            else:
+                continue
+            given = [k.value for k in call.keywords if k.arg == name]
+            given += call.args[position : position + 1]
+            for argument in given:
+                found |= self.checks(argument, seen)
+        return found
+
+    def _dict_keys(
+        self, scope: ast.AST, loop: ast.For, path: list[int], seen: set[int]
+    ) -> set[str]:
+        """A name bound by ``for (key, ...), value in D.items()``: the keys D is
+        subscripted with in the same function (``D[("check", ...)].append(...)``)."""
+        iterated = loop.iter
+        assert (
+            path[0] == 0
+            and isinstance(iterated, ast.Call)
+            and isinstance(iterated.func, ast.Attribute)
+            and iterated.func.attr == "items"
+        ), f"cannot follow the check of {self.where(loop.target)}: teach this test"
+        mapping = ast.unparse(iterated.func.value)
+        found: set[str] = set()
+        for node in ast.walk(scope):
+            if isinstance(node, ast.Subscript) and ast.unparse(node.value) == mapping:
+                key: ast.expr = node.slice
+                for step in path[1:]:
+                    assert isinstance(key, ast.Tuple), self.where(node)
+                    key = key.elts[step]
+                found |= self.checks(key, seen)
+        return found
+
+
+def _path_to(target: ast.expr, name: str) -> list[int] | None:
+    """Where ``name`` sits in a (nested) tuple target, as indexes; None: not there."""
+    if isinstance(target, ast.Name):
+        return [] if target.id == name else None
+    if isinstance(target, ast.Tuple):
+        for i, element in enumerate(target.elts):
+            inner = _path_to(element, name)
+            if inner is not None:
+                return [i, *inner]
+    return None
+
+
+def _makers(module: _Module) -> Iterator[ast.expr]:
+    """The check given to every Problem and DataCheck made in a module."""
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Call) and ast.unparse(node.func) in _MAKERS:
+            given = [k.value for k in node.keywords if k.arg == "check"] or node.args[:1]
+            assert given, f"no check in {module.where(node)}"
+            yield given[0]
+
+
+def emitted_checks() -> set[str]:
+    """Every check a validation problem can carry, read from the source: the checks
+    given to Problem and DataCheck, followed to where they are made."""
+    found: set[str] = set()
+    for folder in ("reconcile", "schemas"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            module = _Module(path)
+            for check in _makers(module):
+                found |= module.checks(check, set())
+    return found
+
+
+def test_validation_doc_names_every_check_the_code_can_report() -> None:
+    """docs/validation.md has a section (and a row of its table) for each check a
+    validation problem can carry, read from the source as above, and none other: a
+    new check fails here until it is documented, a check gone until its section is."""
+    page = _text("validation.md")
+    documented = re.findall(r"^### (\w+)$", page, flags=re.M)
+    assert len(documented) == len(set(documented)), "a check documented twice"
+    emitted = emitted_checks()
+    assert {"missing_table", "unique", "isin", "snapshot_without_bounds"} <= emitted
+    assert not emitted - set(documented), (
+        f"undocumented in docs/validation.md: {emitted - set(documented)}"
+    )
+    assert not set(documented) - emitted, (
+        f"docs/validation.md names checks no code reports: {set(documented) - emitted}"
+    )
+    for name in documented:
+        assert f"| [`{name}`](#{name}) |" in page, f"{name} is not in the page's table"
