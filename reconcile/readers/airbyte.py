@@ -297,13 +297,7 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
                 f" read_json({quote_literal(glob_literal(catalog))}, columns = {CATALOG_COLUMNS})"
             ).fetchall()
             create_table(con, "rc_airbyte_streams", "readers/airbyte_streams")
-            dated_messages(
-                con,
-                "airbyte",
-                files=[str(s) for s in syncs],
-                reads=[glob_literal(s) for s in syncs],
-                names=names,
-            )
+            dated_messages(con, "airbyte", syncs, names)
             create_table(con, "rc_airbyte_states", "readers/airbyte_states")
             cursors = _refuse(con, root, fail)
             _raw_view(con, root, raw, fail)

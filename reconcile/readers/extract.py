@@ -66,11 +66,21 @@ def create_table(con: duckdb.DuckDBPyConnection, name: str, query: str, **params
     con.sql(text, params={k: v for k, v in params.items() if k in used}).create(name)
 
 
-def dated_messages(con: duckdb.DuckDBPyConnection, reader: str, **params: Any) -> None:
+def dated_messages(
+    con: duckdb.DuckDBPyConnection, reader: str, runs: Sequence[Path], names: Sequence[str]
+) -> None:
     """rc_<reader>_messages: the runs' messages as ``readers/<reader>_lines`` reads them
-    (given ``params``), each with its time by the one rule of every message reader
-    (``readers/message_times``, from ``readers/<reader>_message_order``)."""
-    create_table(con, f"rc_{reader}_lines", f"readers/{reader}_lines", **params)
+    (``runs``, the files in order, each read as itself; ``names``, each as shown), each
+    with its time by the one rule of every message reader (``readers/message_times``,
+    from ``readers/<reader>_message_order``)."""
+    create_table(
+        con,
+        f"rc_{reader}_lines",
+        f"readers/{reader}_lines",
+        files=[str(run) for run in runs],
+        reads=[glob_literal(run) for run in runs],
+        names=list(names),
+    )
     create_table(con, "rc_message_order", f"readers/{reader}_message_order")
     create_table(con, "rc_message_times", "readers/message_times")
     create_table(con, f"rc_{reader}_messages", f"readers/{reader}_messages")

@@ -113,13 +113,7 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
     names = [run.relative_to(root).as_posix() for run in runs]
     try:
         with connect(readable, folders=[out]) as con:
-            dated_messages(
-                con,
-                "singer",
-                files=[str(r) for r in runs],
-                reads=[glob_literal(r) for r in runs],
-                names=names,
-            )
+            dated_messages(con, "singer", runs, names)
             if stored is not None:
                 _stored_state(con, root, stored)
             create_table(con, "rc_singer_bookmarks", "readers/singer_bookmarks")
