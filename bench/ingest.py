@@ -74,6 +74,14 @@ INELIGIBLE_ONE_IN = 10
 # the snapshot switch) are the only things formatted into them; they come typed from argparse.
 # Names are plain concatenations and hex hashes: printf and lpad cost more than the rest
 # of a receipt put together (a partition name is padded by cutting the 1 off 1000 + p).
+# an event's id: 16 hex digits, or (--uuid-ids) UUID text of 36 characters, as many
+# systems write them (longer than DuckDB keeps inline: 12 bytes)
+HEX_NAME = "hex(hash({seed}, 'event', p, pos))"
+UUID_NAME = (
+    "lower(regexp_replace(hex(hash({seed}, 'event', p, pos)) || hex(hash({seed}, 'uuid', p, pos)),"
+    " '^(.{{8}})(.{{4}})(.{{4}})(.{{4}})(.{{12}})$', '\\1-\\2-\\3-\\4-\\5'))"
+)
+
 MACROS = """
 CREATE OR REPLACE TEMP MACRO tick_partition(i) AS CAST(hash(i, {seed}) % {partitions} AS BIGINT);
 CREATE OR REPLACE TEMP MACRO fail_page(p, b) AS
@@ -96,7 +104,7 @@ CREATE OR REPLACE TEMP MACRO ineligible(p, pos) AS
     );
 CREATE OR REPLACE TEMP MACRO partition_name(p) AS
     'shard-' || substr(CAST(p + {name_base} AS VARCHAR), 2);
-CREATE OR REPLACE TEMP MACRO event_name(p, pos) AS hex(hash({seed}, 'event', p, pos));
+CREATE OR REPLACE TEMP MACRO event_name(p, pos) AS {event_name};
 CREATE OR REPLACE TEMP MACRO page_name(p, g) AS partition_name(p) || '/page-' || CAST(g AS VARCHAR);
 CREATE OR REPLACE TEMP MACRO cursor_token(p, g) AS 'cur_' || hex(hash({seed}, 'cursor', p, g));
 CREATE OR REPLACE TEMP MACRO run_name(p, g) AS
@@ -433,6 +441,9 @@ def build(args: argparse.Namespace) -> None:
             block_pages=BLOCK_PAGES,
             run_pages=RUN_PAGES,
             ineligible_one_in=INELIGIBLE_ONE_IN,
+            event_name=UUID_NAME.format(seed=args.seed)
+            if args.uuid_ids
+            else HEX_NAME.format(seed=args.seed),
         )
     )
     started = time.perf_counter()
@@ -498,6 +509,11 @@ def main() -> None:
         "--ineligible",
         action="store_true",
         help="about 10 %% of events stably ineligible by their receipts (implied by --snapshot)",
+    )
+    parser.add_argument(
+        "--uuid-ids",
+        action="store_true",
+        help="event ids as 36-character UUID text (default: 16 hex digits)",
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--memory-limit", default="3GB", help="DuckDB memory limit")
