@@ -1,7 +1,7 @@
 """Write a large, valid, clean log set laid out the way a live ingestion system writes it.
 
     python bench/ingest.py OUT --receipts 10000000 [--partitions 1000]
-        [--layout time|partition] [--snapshot] [--ineligible] [--seed 0]
+        [--layout time|partition] [--snapshot] [--ineligible] [--uuid-ids] [--seed 0]
 
 An independent generator for benchmarks: it shares nothing with ``reconcile simulate``
 and imports nothing from ``reconcile``. Everything is computed by DuckDB from
@@ -36,6 +36,7 @@ The story it writes (one scope, ``--partitions`` partitions, int64 positions):
 * ``--ineligible``: the same 10 % of events stably ineligible, proven by their receipts
   alone (``ineligible``, ``eligibility_stable = true``), with no snapshot: the log set
   issue 20 is judged on.
+* ``--uuid-ids``: event ids as UUID text (36 characters) instead of 16 hex digits.
 
 Layouts: ``time`` writes receipts as rolling files in arrival order (``receipts/part-*``);
 ``partition`` writes the same rows sorted by (partition_id, recorded_at). Pages and
