@@ -73,6 +73,25 @@ def test_every_link_in_docs_resolves() -> None:
                 assert anchor in slugs, f"{page.name}: {target}"
 
 
+def _markdown_pages() -> list[Path]:
+    pages = [ROOT / "README.md", *DOCS.rglob("*.md"), *(ROOT / "bench").glob("*.md")]
+    return [*pages, *(ROOT / "data").rglob("*.md")]
+
+
+def test_every_code_block_is_closed_by_a_bare_fence() -> None:
+    # A closing fence with text after it does not close the block (CommonMark): the
+    # block runs on and swallows the headings below it (README's Performance once).
+    for page in _markdown_pages():
+        inside = False
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.lstrip().startswith("```"):
+                continue
+            if inside:
+                assert line.strip() == "```", f"{page.name}:{number}: {line!r}"
+            inside = not inside
+        assert not inside, f"{page.name}: a code block is never closed"
+
+
 def test_nothing_points_outside_the_repository() -> None:
     for folder in ("reconcile", "schemas", "tests", "docs", "data", "notebooks", "bench"):
         for path in (ROOT / folder).rglob("*"):
