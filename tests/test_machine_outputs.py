@@ -6,6 +6,7 @@ hostile identifiers."""
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -122,9 +123,39 @@ def test_junit_skips_rules_whose_tables_are_absent(tmp_path: Path) -> None:
     skipped = {c.name for c in suite if any(isinstance(r, Skipped) for r in c.result)}
     facts = json.loads((out / "summary.json").read_text())
     present = set(facts["inputs"]["tables"])
-    expected = {rule for rule, needs in RULE_NEEDS.items() if not set(needs) <= present}
+    expected = {
+        rule for rule, needs in RULE_NEEDS.items() if not any(set(n) <= present for n in needs)
+    }
     assert skipped == expected and skipped  # data/clean has no snapshot, epochs, ...
     assert suite.failures == 0
+
+
+def test_junit_never_passes_a_rule_that_had_no_events_to_check(tmp_path: Path) -> None:
+    # checkpoints alone: no event is known, so the event rules checked nothing
+    logset = tmp_path / "logset"
+    logset.mkdir()
+    for name in ("scopes", "checkpoints"):
+        shutil.copy(DATA / "clean" / f"{name}.parquet", logset / f"{name}.parquet")
+    out = tmp_path / "report"
+    main(["audit", str(logset), "--out", str(out)])
+    suite = next(iter(JUnitXml.fromfile(str(out / "junit.xml"))))
+    why = {
+        c.name: c.result[0].message for c in suite if any(isinstance(r, Skipped) for r in c.result)
+    }
+    assert why["skipped_event"] == "not applicable: the log set has no receipts or snapshot"
+    assert (
+        why["ordering_mutated"]
+        == why["replayed_events"]
+        == ("not applicable: the log set has no receipts")
+    )
+    # with receipts they apply, and pass
+    with_receipts = tmp_path / "with"
+    shutil.copytree(logset, with_receipts)
+    shutil.copy(DATA / "clean" / "receipts.parquet", with_receipts / "receipts.parquet")
+    main(["audit", str(with_receipts), "--out", str(tmp_path / "report2")])
+    suite = next(iter(JUnitXml.fromfile(str(tmp_path / "report2" / "junit.xml"))))
+    passed = {c.name for c in suite if c.is_passed}
+    assert {"skipped_event", "ordering_mutated", "replayed_events"} <= passed
 
 
 def _render(markdown: str) -> str:

@@ -37,7 +37,7 @@ import polars as pl
 
 from reconcile.atomic import swap_in
 from reconcile.audit import AuditResult
-from reconcile.engine.steps.rules import PARTITION_RULES, SCOPE_RULES
+from reconcile.engine.steps.rules import PARTITION_RULES, REPORT_NEEDS, SCOPE_RULES
 from reconcile.errors import UsageError
 from reconcile.render.findings_json import render_findings_json
 from reconcile.render.junit_xml import render_junit_xml
@@ -52,9 +52,11 @@ MACHINE_FILES = ("findings.json", "summary.md", "junit.xml")
 REPORT_FILES = frozenset(
     {*(f"{t}.parquet" for t in TABLES), "summary.json", "report.html", *MACHINE_FILES}
 )
-# the contract tables each rule reads, without which it does not apply (junit.xml)
-RULE_NEEDS = {
-    step.query.removeprefix("audit/"): step.needs for step in (*PARTITION_RULES, *SCOPE_RULES)
+# the contract tables each rule needs, without which it does not apply (junit.xml):
+# alternatives, each a set of tables all present
+RULE_NEEDS: dict[str, tuple[tuple[str, ...], ...]] = {
+    (name := step.query.removeprefix("audit/")): REPORT_NEEDS.get(name, (step.needs,))
+    for step in (*PARTITION_RULES, *SCOPE_RULES)
 }
 MARKER = "summary.json"
 

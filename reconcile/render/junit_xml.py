@@ -48,14 +48,25 @@ def _listing(rows: pl.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def _lacking(alternatives: tuple[tuple[str, ...], ...], present: set[str]) -> str | None:
+    """Why a rule cannot check anything in a log set of the ``present`` tables (None
+    where one of its ``alternatives`` is all there): "the log set has no receipts or
+    snapshot"."""
+    if any(set(tables) <= present for tables in alternatives):
+        return None
+    missing = (", ".join(t for t in tables if t not in present) for tables in alternatives)
+    return "the log set has no " + " or ".join(missing)
+
+
 def render_junit_xml(
     findings: pl.DataFrame,
     scopes: list[str],
     facts: dict[str, Any],
-    needs: dict[str, tuple[str, ...]],
+    needs: dict[str, tuple[tuple[str, ...], ...]],
 ) -> str:
     """junit.xml for an audit whose summary.json is ``facts``: ``scopes`` every scope
-    of the log set, ``needs`` the contract tables each rule reads."""
+    of the log set, ``needs`` the contract tables each rule needs to check anything
+    (alternatives, each a set of tables all present)."""
     fail_on = facts["fail_on"]
     failing = set(at_or_above(fail_on))
     present = set(facts["inputs"]["tables"])
@@ -76,11 +87,8 @@ def render_junit_xml(
         for rule in RULES:
             case = ET.SubElement(suite, "testcase", classname=xml_text(scope), name=rule, time="0")
             counts["tests"] += 1
-            lacking = [t for t in needs.get(rule, ()) if t not in present]
             rows = groups.get((scope, rule), empty)
-            why = (
-                "the log set has no " + ", ".join(lacking) if lacking else exempt.get((scope, rule))
-            )
+            why = _lacking(needs.get(rule, ((),)), present) or exempt.get((scope, rule))
             if why is not None and rows.is_empty():
                 ET.SubElement(case, "skipped", message="not applicable: " + why)
                 counts["skipped"] += 1
