@@ -524,6 +524,8 @@ def test_a_hive_value_holding_an_equals_sign_is_refused(
     (problem,) = report["problems"]
     assert (problem["check"], problem["table"]) == ("hive_value_unencoded", "receipts")
     assert problem["files"] == [f"receipts/{folder}/part.parquet"]
+    suggested = "page_id=g1%3Dx" if folder == "page_id=g1=x" else "page_id=g1%3D%3D"
+    assert problem["message"].endswith(f"as Hive writes it ({suggested})")
     encoded = path / "receipts" / "page_id=g1%3Dx"
     (path / "receipts" / folder).rename(encoded)
     code, _ = validate_json(capsys, path)

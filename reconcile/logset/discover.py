@@ -125,13 +125,16 @@ def unencoded_folders(folders: Sequence[str]) -> tuple[str, ...]:
 
 def unencoded_problem(table: str, files: Sequence[str], folders: Sequence[str]) -> Problem:
     """Files under hive folders whose values hold ``=`` (:func:`unencoded_folders`)."""
-    shown = ", ".join(sorted(set(folders))[:3])
+    named = sorted(set(folders))
+    shown = ", ".join(named[:3])
+    key, _, value = named[0].partition("=")
+    encoded = f"{key}={value.replace('%', '%25').replace('=', '%3D')}"
     return Problem(
         check="hive_value_unencoded",
         table=table,
         files=tuple(files[:3]),
         message=f"hive folder {shown} holds '=' in its value, which the engine cannot read"
-        " as that key's value: percent-encode it, as Hive writes it (page_id=g1%3Dx)",
+        f" as that key's value: percent-encode it, as Hive writes it ({encoded})",
     )
 
 
