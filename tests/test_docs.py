@@ -4,6 +4,7 @@ the repository."""
 
 from __future__ import annotations
 
+import argparse
 import ast
 import json
 import re
@@ -14,7 +15,7 @@ import polars as pl
 import pytest
 
 from reconcile.catalog import ACTIONS, RULES
-from reconcile.cli import main
+from reconcile.cli import build_parser, main
 from reconcile.engine.steps.rules import PARTITION_RULES, SCOPE_RULES
 from reconcile.render.cli_doc import render_cli_doc
 from reconcile_schemas import load_rules
@@ -90,6 +91,20 @@ def test_every_code_block_is_closed_by_a_bare_fence() -> None:
                 assert line.strip() == "```", f"{page.name}:{number}: {line!r}"
             inside = not inside
         assert not inside, f"{page.name}: a code block is never closed"
+
+
+@pytest.mark.parametrize("command", ["audit", "validate", "watermarks", "frontier"])
+def test_the_readme_s_synopsis_names_every_option(command: str) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(rf"^reconcile {command} LOGSET .*?(?=^```)", readme, re.M | re.S)
+    assert block is not None, command
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[
+        command
+    ]
+    options = {o for a in sub._actions for o in a.option_strings if o.startswith("--")}
+    missing = {o for o in options - {"--help"} if o not in block.group(0)}
+    assert not missing, f"README's reconcile {command} lacks {sorted(missing)}"
 
 
 def test_nothing_points_outside_the_repository() -> None:
