@@ -11,16 +11,33 @@ WITH pub AS (
     JOIN rc_scopes AS s USING (scope_id)
     WHERE p.kind = 'scalar' AND p.published_at <= rc_as_of()
 ),
+times AS (
+    -- per scope, epoch and instant: the highest value published, and whether +inf was
+    SELECT scope_id, epoch, published_at,
+           bool_or(value IS NULL) AS infinite, max(value) AS highest
+    FROM pub
+    GROUP BY scope_id, epoch, published_at
+),
+earlier AS (
+    -- the highest published strictly before each instant: a running maximum, not a
+    -- join of every publication with every earlier one (100,000 rows took minutes)
+    SELECT scope_id, epoch, published_at,
+           bool_or(infinite) OVER w AS earlier_infinite,
+           max(highest) OVER w AS earlier_highest
+    FROM times
+    WINDOW w AS (
+        PARTITION BY scope_id, epoch ORDER BY published_at
+        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+    )
+),
 compared AS (
+    -- the highest earlier: +inf (null frontier) beats every value
     SELECT p.scope_id, p.published_at, p.epoch, p.frontier, p.value,
-           -- the highest earlier: +inf (null frontier) beats every value
-           bool_or(q.value IS NULL) AS earlier_infinite,
-           max(q.value) AS earlier_highest
+           e.earlier_infinite, e.earlier_highest
     FROM pub AS p
-    JOIN pub AS q
-        ON q.scope_id = p.scope_id AND q.epoch IS NOT DISTINCT FROM p.epoch
-       AND q.published_at < p.published_at
-    GROUP BY p.scope_id, p.published_at, p.epoch, p.frontier, p.value
+    JOIN earlier AS e
+        ON e.scope_id = p.scope_id AND e.epoch IS NOT DISTINCT FROM p.epoch
+       AND e.published_at = p.published_at
 )
 SELECT
     'published_regressed' AS rule, 'error' AS severity,
