@@ -120,8 +120,9 @@ MEMBER_SPANS = Step(
     "frontier/member_spans",
     table(
         "rc_member_spans",
-        "scope_id VARCHAR, partition_id VARCHAR, epoch BIGINT, lo BIGINT, hi BIGINT",
-        "one row per stretch of instants [lo, hi) a partition is a member in force",
+        "scope_id VARCHAR, partition_id VARCHAR, lo BIGINT, hi BIGINT",
+        "one row per stretch of instants [lo, hi) a partition is a member in force"
+        " (the spans of consecutive epochs it is a member of, as one)",
     ),
     reads=("rc_instants", "rc_members"),
 )
