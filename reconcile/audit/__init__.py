@@ -7,7 +7,7 @@ writes them into a report directory, atomically.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -144,10 +144,34 @@ def _most_frequent(rows: pl.DataFrame, each: int) -> pl.DataFrame:
     )
 
 
+# the scopes whose frontier timeline the report draws, at most (each is a chart of
+# its own: a thousand scopes made a 42 MB page); every scope is in the frontier table
+MAX_SCOPES_DRAWN = 40
+
+
+def drawn_scopes(scopes: Iterable[str], found: pl.DataFrame) -> list[str]:
+    """The scopes whose timeline the report draws, in order: every one, or, past
+    ``MAX_SCOPES_DRAWN``, those with the most severe findings, then the most
+    findings, then by name."""
+    every = sorted(set(scopes))
+    if len(every) <= MAX_SCOPES_DRAWN:
+        return every
+    rank = {s: i for i, s in enumerate(SEVERITIES)}
+    worst: dict[str, tuple[int, int]] = {}
+    for row in found.group_by("scope_id", "severity").len().iter_rows(named=True):
+        key = (rank[str(row["severity"])], -int(row["len"]))
+        worst[row["scope_id"]] = min(worst.get(row["scope_id"], key), key)
+    none = (len(SEVERITIES), 0)
+    return sorted(sorted(every, key=lambda s: (*worst.get(s, none), s))[:MAX_SCOPES_DRAWN])
+
+
 def shown_partitions(history: pl.DataFrame, found: pl.DataFrame, each: int = 6) -> pl.DataFrame:
-    """The partitions worth drawing per scope: those that held the frontier most
-    often, those with the most severe findings, and those holding it at the end (at
-    most ``each`` of each)."""
+    """The partitions worth drawing per scope drawn (:func:`drawn_scopes`): those that
+    held the frontier most often, those with the most severe findings, and those
+    holding it at the end (at most ``each`` of each)."""
+    drawn = drawn_scopes(history["scope_id"].to_list(), found)
+    history = history.filter(pl.col("scope_id").is_in(drawn))
+    found = found.filter(pl.col("scope_id").is_in(drawn))
     holders = _most_frequent(
         history.select("scope_id", pl.col("limiting_partitions").alias("partition_id"))
         .explode("partition_id")
@@ -187,4 +211,12 @@ def _inputs(logset: LogSet) -> dict[str, Any]:
     }
 
 
-__all__ = ["AuditResult", "AuditSettings", "audit", "no_exemptions"]
+__all__ = [
+    "MAX_SCOPES_DRAWN",
+    "AuditResult",
+    "AuditSettings",
+    "audit",
+    "drawn_scopes",
+    "no_exemptions",
+    "shown_partitions",
+]

@@ -93,6 +93,8 @@ def render_junit_xml(
                 ET.SubElement(case, "skipped", message="not applicable: " + why)
                 counts["skipped"] += 1
                 continue
+            if rows.is_empty():  # passed (and no frame filtered: a case per rule and scope)
+                continue
             bad = rows.filter(pl.col("severity").is_in(failing))
             if bad.height:
                 failure = ET.SubElement(
