@@ -8,6 +8,7 @@ has two stretches, never one across the epochs it was out."""
 from __future__ import annotations
 
 import duckdb
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -71,6 +72,7 @@ def test_a_partition_out_for_an_epoch_has_two_stretches() -> None:
     assert sorted(_query(drawn)) == [("a", 0, 6), ("b", 0, 2), ("b", 5, 6)]
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(100), deadline=None)
 @given(drawn=epochs)
 def test_member_spans_are_the_runs_of_consecutive_epochs(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import duckdb
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -81,6 +82,7 @@ def test_windows_side_by_side_and_a_long_one() -> None:
     assert _query(drawn, at) == _open(drawn, at)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(100), deadline=None)
 @given(drawn=windows, at=points)
 def test_the_open_windows_are_those_the_plain_rule_gives(
