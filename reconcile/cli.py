@@ -33,7 +33,7 @@ from typing import NoReturn
 
 from reconcile.catalog import SEVERITIES
 from reconcile.config import THREADS_PER_CORE, check_threads
-from reconcile.engine.settings import AuditSettings
+from reconcile.engine.settings import STALL_MINUTES_MAX, AuditSettings
 from reconcile.errors import UsageError
 from reconcile.exits import (
     EXIT_FINDINGS,
@@ -283,7 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     auditing.add_argument(
         "--stall-threshold",
-        type=_finite(0.0),
+        type=_finite(0.0, STALL_MINUTES_MAX),
         default=AuditSettings().stall_minutes,
         metavar="MINUTES",
         help="stalled_partition: how long a partition may hold the claimed frontier"

@@ -187,9 +187,12 @@ class Engine:
     ) -> None:
         config = config or EngineConfig.from_env()
         if config.threads is not None:
-            check_threads(config.threads, "--threads or RECONCILE_THREADS")
+            check_threads(config.threads, "EngineConfig threads; --threads or RECONCILE_THREADS")
         if config.memory_limit is not None:
-            check_memory_limit(config.memory_limit, "--memory-limit or RECONCILE_MEMORY_LIMIT")
+            check_memory_limit(
+                config.memory_limit,
+                "EngineConfig memory_limit; --memory-limit or RECONCILE_MEMORY_LIMIT",
+            )
         # a Ctrl-C or SIGTERM while the folder is made waits until its removal is
         # registered: it never leaves a folder made and forgotten
         with interrupts_deferred():

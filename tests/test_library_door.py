@@ -234,6 +234,17 @@ def test_settings_of_the_wrong_type_are_usage_errors() -> None:
         AuditSettings(stall_minutes="5")  # type: ignore[arg-type]
 
 
+def test_bad_settings_are_named_as_the_library_user_gave_them() -> None:
+    """A notebook's EngineConfig(threads=0) was refused as "threads 0 (--threads or
+    RECONCILE_THREADS)": options the user never gave. The error names the field first."""
+    with pytest.raises(UsageError, match=r"threads 0 \(EngineConfig threads;"):
+        open_logset(STUCK, config=EngineConfig(threads=0))
+    with pytest.raises(UsageError, match=r"\(EngineConfig memory_limit;"):
+        open_logset(STUCK, config=EngineConfig(memory_limit="lots"))
+    with pytest.raises(UsageError, match=r"\(AuditSettings stall_minutes;"):
+        AuditSettings(stall_minutes=2e8)
+
+
 def test_closing_a_log_set_an_analysis_is_running_on_says_so() -> None:
     """LogSet.close() while another thread's analysis ran a query raised DuckDB's own
     ResourceInUseException ("connection is busy"); now a UsageError that says so,

@@ -41,6 +41,7 @@ def usage_error(capsys: pytest.CaptureFixture[str], *args: str) -> str:
         (["audit", CLEAN, "--out", "r", "--stall-threshold", "nan"], "--stall-threshold"),
         (["audit", CLEAN, "--out", "r", "--stall-threshold", "inf"], "--stall-threshold"),
         (["audit", CLEAN, "--out", "r", "--stall-threshold", "-5"], "--stall-threshold"),
+        (["audit", CLEAN, "--out", "r", "--stall-threshold", "2e8"], "from 0 to 1.5e+08"),
         (["validate", CLEAN, "--spark-buckets", "-1"], "--spark-buckets"),
         (["simulate", "s", "--page-size", "0"], "--page-size"),
         (["simulate", "s", "--seed", "-1"], "--seed"),

@@ -8,6 +8,10 @@ from typing import Any
 
 from reconcile.errors import UsageError
 
+# The greatest stall threshold, in minutes (about 285 years): its nanoseconds, 9e18, are
+# a query parameter within int64, as the stays it is compared with are
+STALL_MINUTES_MAX = 1.5e8
+
 
 @dataclass(frozen=True)
 class AuditSettings:
@@ -16,14 +20,16 @@ class AuditSettings:
     stall_minutes: float = 10.0
 
     def __post_init__(self) -> None:
-        # a threshold beyond int64 nanoseconds (about 292 years) cannot be compared
         number = isinstance(self.stall_minutes, (int, float)) and not isinstance(
             self.stall_minutes, bool
         )
-        if not (number and math.isfinite(self.stall_minutes) and 0 <= self.stall_minutes < 1.5e11):
+        if not (number and math.isfinite(self.stall_minutes)) or not (
+            0 <= self.stall_minutes <= STALL_MINUTES_MAX
+        ):
             raise UsageError(
-                f"stall threshold {self.stall_minutes!r} minutes: give a number from 0 to"
-                " 1.5e11 (--stall-threshold)"
+                f"stall threshold {self.stall_minutes!r} minutes (AuditSettings stall_minutes;"
+                f" --stall-threshold on the command line): give a number from 0 to"
+                f" {STALL_MINUTES_MAX:g}"
             )
 
     def params(self) -> dict[str, Any]:
