@@ -90,7 +90,9 @@ def connect(
     """A fresh in-memory DuckDB in the sandbox (:func:`sandbox`), in UTC, for work
     that is not the engine's (binding a mapping, reading a file's bytes in a task)."""
     con = duckdb.connect(":memory:")
-    con.execute("SET TimeZone = 'UTC'")
+    # GLOBAL: TimeZone is a setting of each cursor, and a cursor's own starts from
+    # the machine's zone (a naive time would be read in it), not the connection's
+    con.execute("SET GLOBAL TimeZone = 'UTC'")
     return sandbox(con, readable, folders)
 
 
@@ -213,7 +215,12 @@ class Engine:
         settings["threads"] = self.threads
         for name, value in settings.items():
             try:
-                self.con.execute(f"SET {name} = {_literal(value)}")
+                # GLOBAL where DuckDB has it so: the cursors of the connection (an
+                # analysis works through one) take it too. TimeZone is otherwise a
+                # cursor's own, and a new cursor's is the machine's: there a naive
+                # time (T, a hive key) was read in local time
+                scope = "" if name in _CURSOR_SETTINGS else "GLOBAL "
+                self.con.execute(f"SET {scope}{name} = {_literal(value)}")
             except duckdb.Error as error:
                 self.close()
                 if name not in _OPTIONS:
@@ -241,6 +248,11 @@ class Engine:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# Settings DuckDB keeps per cursor alone (no GLOBAL form); a cursor without them has
+# DuckDB's defaults, as the engine wants them (no progress bar in the Python client)
+_CURSOR_SETTINGS = frozenset({"enable_progress_bar"})
 
 
 def _literal(value: object) -> str:
