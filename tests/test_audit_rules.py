@@ -596,3 +596,38 @@ def test_a_stall_ending_with_the_log_under_the_threshold_is_not_reported(
 ) -> None:
     """The same stay, with the log ending at 9:59: 599 s, under 10 minutes."""
     assert found(tmp_path, _stall_to_the_end(599), "stalled_partition") == []
+
+
+def test_ordering_mutated_names_no_time_for_a_snapshot_row_there_from_the_start(
+    tmp_path: Path,
+) -> None:
+    """A snapshot row with visible_at null was first seen at no time: its first_seen
+    was the engine's dawn, "1678-01-01 00:00:00", a date a reader would take as real."""
+    tables = {
+        "snapshot": [
+            {
+                "scope_id": "s",
+                "partition_id": "p0",
+                "event_id": "e1",
+                "position": 1,
+                "eligible": True,
+                "eligibility_stable": True,
+                "visible_at": None,
+            }
+        ],
+        "snapshot_bounds": [
+            {
+                "scope_id": "s",
+                "partition_id": "p0",
+                "complete_through": 9,
+                "complete_inclusive": True,
+            }
+        ],
+        "receipts": [receipt("e1", 4, recorded=2)],
+        "checkpoints": [checkpoint("p0", 1, 1)],
+    }
+    (row,) = found(tmp_path, tables, "ordering_mutated")
+    evidence = json.loads(row["evidence"])
+    sightings = dict(zip(evidence["positions"], evidence["first_seen"], strict=True))
+    assert sightings[1] is None
+    assert sightings[4] is not None and not sightings[4].startswith("1678")
