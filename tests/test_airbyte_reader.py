@@ -359,6 +359,38 @@ def test_raw_tables_are_the_receipts(tmp_path: Path, name: str) -> None:
     assert str(tables["checkpoints"]["written_at"][0]) == "2026-11-30 01:00:00.000001"
 
 
+def test_a_record_the_destination_dropped_is_named_without_an_extract(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The sync emitted a, b, c and a state through 3; the raw table holds a and c,
+    loaded, and no row of b. b was a receipt of no kind: unknown, so the claim through
+    3 passed clean (exit 0). It is a failed receipt of its sync, at its time, and the
+    claim past it names it. A RECORD re-emitted by a later sync whose row the
+    destination wrote is durable from then on."""
+    logs = _logs(
+        tmp_path / "logs",
+        [[_record("a", 1, 0), _record("b", 2, 1), _record("c", 3, 2), _stream_state(3)]],
+    )
+    (logs / "raw").mkdir()
+    loaded = "2026-11-30T01:00:00+00:00"
+    pl.DataFrame([_raw_row("a", 1, 0, loaded), _raw_row("c", 3, 2, loaded)]).write_parquet(
+        logs / "raw" / "items.parquet"
+    )
+    _, tables = _read(logs, tmp_path / "r")
+    receipts = tables["receipts"].sort("event_id")
+    assert receipts.select("event_id", "outcome", "attempt_id").rows() == [
+        ("a", "committed", "s1"),
+        ("b", "failed", "sync-001.jsonl"),
+        ("c", "committed", "s1"),
+    ]
+    code = main(["audit", str(logs), "--source", "airbyte", "--out", str(tmp_path / "report")])
+    assert code == 1
+    findings = pl.read_parquet(tmp_path / "report" / "findings.parquet")
+    skipped = findings.filter(pl.col("rule") == "skipped_event")
+    assert skipped["event_id"].to_list() == ["b"]
+    capsys.readouterr()
+
+
 def test_raw_tables_that_match_no_stream_are_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -78,7 +78,8 @@ WITHOUT_RAW = (
 )
 WITH_RAW = (
     "; receipts from the destination's raw tables instead: a row is committed when it"
-    " reached the final table (_airbyte_loaded_at), failed while it has not, and a state"
+    " reached the final table (_airbyte_loaded_at), failed while it has not (a RECORD no"
+    " raw row is of: failed, dropped by the destination), and a state"
     " is dated no earlier than the loading of the rows before it"
 )
 

@@ -4,6 +4,32 @@
 -- while it is not there yet. Its event_id the primary key's values joined by '|', its
 -- position its cursor field's value; its attempt the sync that wrote it, where the
 -- row's _airbyte_meta names one.
+-- Also every RECORD of an incremental stream that no raw row is of (the destination
+-- dropped it): failed, in its sync, at its time. A raw row is a RECORD's where its
+-- stream, key and cursor are the RECORD's and it was extracted in the millisecond the
+-- RECORD was emitted (as airbyte_checkpoints.sql places rows). Left out, a dropped
+-- record was unknown: no receipt, so nothing under a claim past it was missing.
+WITH records AS (
+    SELECT
+        m.sync, m.sync_no, m.line, m.stream_id, s.stream, m.msg_at,
+        array_to_string(
+            list_transform(s.key_paths, lambda p: json_extract_string(json_extract(m.record, '$.data'), p)),
+            '|'
+        ) AS key,
+        json_extract_string(json_extract(m.record, '$.data'), s.cursor_path) AS cursor,
+        CAST(round(TRY_CAST(json_extract_string(m.record, '$.emitted_at') AS DOUBLE)) AS BIGINT)
+            AS emitted_ms
+    FROM rc_airbyte_messages AS m
+    JOIN rc_airbyte_streams AS s USING (stream_id)
+    WHERE m.type = 'RECORD' AND s.sync_mode = 'incremental'
+),
+dropped AS (
+    SELECT c.*
+    FROM records AS c
+    ANTI JOIN rc_airbyte_raw AS r
+        ON r.stream_id = c.stream_id AND r.key = c.key AND r.cursor = c.cursor
+       AND epoch_ns(r.extracted_at) // 1000000 = c.emitted_ms
+)
 SELECT
     stream AS scope_id,
     stream AS partition_id,
@@ -16,4 +42,17 @@ SELECT
     CAST(NULL AS VARCHAR) AS page_id,
     coalesce(loaded_at, extracted_at) AS recorded_at
 FROM rc_airbyte_raw
-ORDER BY recorded_at, stream, key
+UNION ALL
+SELECT
+    stream,
+    stream,
+    key,
+    rc_source_cursor(cursor),
+    'failed',
+    CAST(NULL AS BOOLEAN),
+    sync,
+    CAST(NULL AS BIGINT),
+    CAST(NULL AS VARCHAR),
+    msg_at
+FROM dropped
+ORDER BY recorded_at, scope_id, event_id
