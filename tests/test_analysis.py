@@ -164,6 +164,29 @@ def test_certificates_at_refuses_a_number_for_t_and_reads_text_as_as_of() -> Non
         assert analysis.certificates_at(pandas).equals(right)
 
 
+@pytest.mark.parametrize(
+    "t",
+    [
+        datetime(2262, 1, 1),  # past DUSK, within nanoseconds: answered as if nothing blocked
+        datetime(2261, 12, 31),  # DUSK itself, the engine's "never"
+        datetime(2300, 1, 1),  # past nanoseconds: a raw Polars error
+        datetime(1600, 1, 1),
+        datetime(1677, 12, 31),  # before DAWN, the engine's "before every row"
+        datetime(2262, 1, 1).date(),
+    ],
+    ids=str,
+)
+def test_certificates_at_refuses_a_t_outside_the_engines_times(t: object) -> None:
+    """As an as_of there is refused: data/stuck's p0002, blocked by a failed event at
+    10378, was proven through 20001 at 2262-01-01, without a word."""
+    with open_logset(DATA / "stuck") as logset, Analysis(logset) as analysis:
+        points = pl.DataFrame({"scope_id": ["s0"], "partition_id": ["p0002"]})
+        inside = analysis.certificates_at(points.with_columns(t=pl.lit(datetime(2261, 12, 30))))
+        assert inside["proven_through"].to_list() == [10377]
+        with pytest.raises(UsageError, match=r"\(point 0\) is outside the times the reconciler"):
+            analysis.certificates_at(points.with_columns(t=pl.lit(t)))
+
+
 def test_history_refuses_identifiers_that_are_not_text() -> None:
     """An integer, list or null partition_id matched nothing: an empty history."""
     with open_logset(DATA / "faults") as logset, Analysis(logset) as analysis:

@@ -26,6 +26,7 @@ from reconcile.engine.registry import REGISTRY
 from reconcile.engine.settings import AuditSettings
 from reconcile.errors import InputError, InternalError, UsageError, query_interrupted
 from reconcile.logset.load import LogSet
+from reconcile.logset.normalize import DAWN, DAWN_NS, DUSK, DUSK_NS
 from reconcile_schemas import TABLES, CoordinateType
 
 AsOf = datetime | str | None
@@ -484,8 +485,10 @@ class Analysis:
         if isinstance(dtype, pl.Datetime):
             if dtype.time_zone is not None:
                 t = t.dt.convert_time_zone("UTC").dt.replace_time_zone(None)
-            return t.cast(pl.Datetime("ns"))
-        if dtype in (pl.Date, pl.Null):
+            return _within_the_engines_times(t)
+        if dtype == pl.Date:
+            return _within_the_engines_times(t)
+        if dtype == pl.Null:
             return t.cast(pl.Datetime("ns"))
         if dtype == pl.String:
             return self._parsed(t)
@@ -517,6 +520,27 @@ class Analysis:
         return t.replace_strict(
             list(literals), list(literals.values()), default=None, return_dtype=pl.String
         ).str.to_datetime("%Y-%m-%d %H:%M:%S%.f", time_unit="ns")
+
+
+def _within_the_engines_times(t: pl.Series) -> pl.Series:
+    """Naive UTC datetimes or dates as nanoseconds, each strictly between DAWN and DUSK
+    as ``as_of`` must be: the engine keeps those two for "before every row" and
+    "never", and nanoseconds end in 2262 (a later datetime failed in Polars' cast, and
+    one at or past DUSK was answered as if no row blocked it)."""
+    # microseconds first: any datetime or date holds them, where nanoseconds overflow
+    micros = t.cast(pl.Datetime("us")).dt.epoch("us")
+    coarse = (micros < DAWN_NS // 1000) | (micros > DUSK_NS // 1000)
+    if not coarse.any():
+        nanos = t.cast(pl.Datetime("ns"))
+        exact = (nanos.dt.epoch("ns") <= DAWN_NS) | (nanos.dt.epoch("ns") >= DUSK_NS)
+        if not exact.any():
+            return nanos
+        coarse = exact
+    index = int(coarse.arg_true()[0])
+    raise UsageError(
+        f"certificates_at: t {t[index]} (point {index}) is outside the times the reconciler"
+        f" computes in (after {DAWN} and before {DUSK} UTC)"
+    )
 
 
 def last_uses(steps: list[Step], names: set[str]) -> dict[int, list[str]]:
