@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import shutil
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,32 @@ def test_a_closed_logset_says_so() -> None:
         Analysis(logset)
     with pytest.raises(UsageError, match="is closed"):
         logset.lazyframe("receipts")
+
+
+def test_asking_a_closed_analysis_or_one_whose_logset_closed_says_so() -> None:
+    """certificates_at with text t said the instant was "not an instant the reconciler
+    reads"; with datetimes, and timelines() and put(), DuckDB's raw "Connection already
+    closed!" came through."""
+    points = pl.DataFrame({"scope_id": ["s0"], "partition_id": ["p0002"]})
+    asked = [
+        points.with_columns(t=pl.lit("2026-01-01T00:00:03")),
+        points.with_columns(t=pl.lit(datetime(2026, 1, 1, 0, 0, 3))),
+    ]
+    logset = open_logset(STUCK)
+    closed, open_one = Analysis(logset), Analysis(logset)
+    closed.close()
+    for given in asked:
+        with pytest.raises(UsageError, match="this analysis was closed"):
+            closed.certificates_at(given)
+    logset.close()
+    calls = [
+        *(lambda given=given: open_one.certificates_at(given) for given in asked),
+        lambda: open_one.timelines(points),
+        lambda: open_one.put("rc_selected", points),
+    ]
+    for call in calls:
+        with pytest.raises(UsageError, match="the log set of this analysis was closed"):
+            call()
 
 
 def test_one_analysis_shared_by_threads() -> None:

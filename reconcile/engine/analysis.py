@@ -20,7 +20,13 @@ import polars as pl
 import pyarrow as pa
 
 from reconcile.engine.declare import Guard, Input, Registry, Sliced, Step, Table, Union
-from reconcile.engine.namespace import Namespace, iso_instant, parse_as_of
+from reconcile.engine.namespace import (
+    ANALYSIS_CLOSED,
+    LOGSET_CLOSED,
+    Namespace,
+    iso_instant,
+    parse_as_of,
+)
 from reconcile.engine.plan import MissingInput, Plan, applies, dependents, plan
 from reconcile.engine.registry import REGISTRY
 from reconcile.engine.settings import AuditSettings
@@ -331,9 +337,19 @@ class Analysis:
             self._available.add(name)
             self._given.add(name)
 
+    def _check_open(self) -> None:
+        """A UsageError when this analysis, or its log set, was closed: before what
+        would otherwise fail on the closed connection in DuckDB's own words (or, for
+        text read as an instant, be said to be no instant)."""
+        if self._ns.closed:
+            raise UsageError(ANALYSIS_CLOSED)
+        if self.logset.closed:
+            raise UsageError(LOGSET_CLOSED)
+
     def put(self, name: str, data: pl.DataFrame) -> None:
         """Supply the input table ``name`` (its declared columns, cast to their types);
         what was computed from an earlier one is dropped."""
+        self._check_open()
         if not any(isinstance(p, Input) for p in self.registry.producers_of(name)):
             raise UsageError(f"{name} is not an input of the engine")
         declared = self._declared(name)
@@ -445,6 +461,7 @@ class Analysis:
         what the log holds after T is not read, so a later instant needs an analysis
         with a later ``as_of``.
         """
+        self._check_open()
         points = _given_frame("certificates_at: points", points)
         missing = sorted({"scope_id", "partition_id", "t"} - set(points.columns))
         if missing:

@@ -126,6 +126,14 @@ def parse_as_of(cursor: duckdb.DuckDBPyConnection, text: str) -> tuple[str, date
     return str(literal), value
 
 
+# What an analysis says when it, or the log set under it, was closed
+LOGSET_CLOSED = (
+    "the log set of this analysis was closed (leaving its `with` block, or"
+    " LogSet.close()): open it again and start a new analysis"
+)
+ANALYSIS_CLOSED = "this analysis was closed: start a new one"
+
+
 class Namespace:
     """A cursor of the log set's database with the engine's macros and T installed."""
 
@@ -157,7 +165,7 @@ class Namespace:
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """The connection, while the namespace is open."""
         if self.closed:
-            raise UsageError("this analysis was closed: start a new one")
+            raise UsageError(ANALYSIS_CLOSED)
         return self.con
 
     # -- T ---------------------------------------------------------------------
@@ -408,10 +416,7 @@ def engine_failure(error: duckdb.Error, *, step: str, query: str) -> BaseExcepti
     if isinstance(error, duckdb.InterruptException):
         return KeyboardInterrupt()
     if isinstance(error, duckdb.ConnectionException):
-        return UsageError(
-            "the log set of this analysis was closed (leaving its `with` block, or"
-            " LogSet.close()): open it again and start a new analysis"
-        )
+        return UsageError(LOGSET_CLOSED)
     return classify_engine_error(error, step=step, query=query)
 
 
