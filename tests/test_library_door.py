@@ -289,3 +289,19 @@ def test_closing_a_log_set_an_analysis_is_running_on_says_so() -> None:
         logset.engine.close = engine_close  # type: ignore[method-assign]
         assert not logset.closed
         assert Analysis(logset).watermarks().height > 0
+
+
+def test_a_named_query_asked_amiss_is_the_callers_error() -> None:
+    """query("../../etc/passwd") built a path outside the package's queries (and failed
+    in a raw FileNotFoundError); missing parameters were an internal error asking to
+    be reported; a query whose tables were not given in reads, too."""
+    with open_logset(STUCK.parent / "membership") as logset, Analysis(logset) as analysis:
+        for name in ("../../etc/passwd", "no/such", "investigate/../investigate/membership"):
+            with pytest.raises(UsageError, match="no named query of the engine"):
+                analysis.query(name)
+        with pytest.raises(UsageError, match=r"needs parameter\(s\) event_id, partition_id"):
+            analysis.query("investigate/event_trail", scope_id="s0")
+        with pytest.raises(UsageError, match=r"takes no parameter\(s\) x"):
+            analysis.query("investigate/membership", x=1)
+        # the working tables it names are computed first, given in reads or not
+        assert analysis.query("investigate/membership").height == 3

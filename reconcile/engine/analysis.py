@@ -10,6 +10,7 @@ runs what it needs, once; results are Polars frames.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 
+from reconcile import sql
 from reconcile.engine.declare import Guard, Input, Registry, Sliced, Step, Table, Union
 from reconcile.engine.namespace import (
     ANALYSIS_CLOSED,
@@ -381,8 +383,21 @@ class Analysis:
     def query(self, query: str, *, reads: tuple[str, ...] = (), **params: Any) -> pl.DataFrame:
         """A named read-only query (``sql/<query>.sql``) with its parameters bound,
         after the working tables it ``reads``."""
+        if not sql.exists(query):
+            raise UsageError(f"query {query!r}: no named query of the engine (sql/<name>.sql)")
+        text = sql.load(query)
+        wanted = sql.parameters(text)
+        missing, extra = sorted(wanted - set(params)), sorted(set(params) - wanted)
+        if missing or extra:
+            said = [f"needs parameter(s) {', '.join(missing)}"] if missing else []
+            said += [f"takes no parameter(s) {', '.join(extra)}"] if extra else []
+            raise UsageError(f"query {query!r}: {'; '.join(said)}")
+        # the working tables its text names are computed first too, given in reads or not
+        named = sorted(
+            {n for n in _WORKING.findall(text) if self.registry.producers_of(n)} - set(reads)
+        )
         with self._lock, self._files_held():
-            self.run(*reads)
+            self.run(*reads, *named)
             return frame(self._ns.query_arrow(query, params))
 
     def phase(self, name: str) -> dict[str, pa.Table]:
@@ -537,6 +552,11 @@ class Analysis:
         return t.replace_strict(
             list(literals), list(literals.values()), default=None, return_dtype=pl.String
         ).str.to_datetime("%Y-%m-%d %H:%M:%S%.f", time_unit="ns")
+
+
+# a working table's name in a query's text (macros and lookups match too, and are
+# told apart by having no producer)
+_WORKING = re.compile(r"\brc_[a-z0-9_]+\b")
 
 
 def _within_the_engines_times(t: pl.Series) -> pl.Series:

@@ -13,6 +13,16 @@ from functools import cache
 from importlib import resources
 
 _PARAM = re.compile(r"\$([a-z_][a-z0-9_]*)")
+# A query's name: a folder of sql/ and a file in it, nothing else
+_NAME = re.compile(r"[a-z_]+/[a-z0-9_]+")
+
+
+def exists(name: str) -> bool:
+    """Whether ``name`` is a named query (``sql/<name>.sql``): a path anywhere else,
+    ``../x`` among them, is none."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        return False
+    return resources.files(__name__).joinpath(*f"{name}.sql".split("/")).is_file()
 
 
 @cache
