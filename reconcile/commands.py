@@ -212,6 +212,11 @@ def _emit(text: str, *, err: bool = False, as_json: bool = False) -> None:
     escaped: the one way the command line writes (reconcile.render.safe)."""
     safe = for_json(text) if as_json else for_terminal(text)
     stream = sys.stderr if err else sys.stdout
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    if encoding.lower().replace("-", "").replace("_", "") != "utf8":
+        # a locale that is not UTF-8 (de_DE.ISO-8859-1): a character it lacks, in an
+        # identifier, is written as its escape, not an encoding error after the work
+        safe = safe.encode(encoding, "backslashreplace").decode(encoding)
     try:
         print(safe, file=stream)
         stream.flush()
@@ -221,6 +226,16 @@ def _emit(text: str, *, err: bool = False, as_json: bool = False) -> None:
         with suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
         raise OutputClosed from None
+
+
+def _no_current_folder() -> bool:
+    """Whether this process's current folder was removed: a relative path then names
+    nothing, and resolving one fails without a file name."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
 
 
 def _waiting(message: str) -> None:
@@ -241,10 +256,29 @@ def _check_places(args: argparse.Namespace) -> None:
         folders["the report folder --out"] = args.out
         if args.profile is not None:
             refuse_inside("--profile", args.profile, folders)
+    _names_readable(folders)
     temp = args.temp_dir if args.temp_dir is not None else EngineConfig.from_env().temp_directory
     if temp is not None:
         option = "--temp-dir" if args.temp_dir is not None else "RECONCILE_TEMP_DIR"
         refuse_inside(option, temp, folders)
+
+
+def _names_readable(folders: dict[str, str | Path | None]) -> None:
+    """Refuse a path of other characters than ASCII where this process reads file
+    names in another encoding than UTF-8 (a locale such as de_DE.ISO-8859-1): DuckDB
+    and Arrow open a file by its name's UTF-8 bytes, which are then not the file's, and
+    a log set's every table read as unreadable."""
+    encoding = sys.getfilesystemencoding()
+    if encoding.lower().replace("-", "").replace("_", "") == "utf8":
+        return
+    for what, path in folders.items():
+        if path is not None and not str(path).isascii():
+            raise UsageError(
+                f"{what} {path}: its name holds other characters than ASCII, and this"
+                f" process reads file names as {encoding} (its locale: LC_ALL, LANG), where"
+                " DuckDB and Arrow read UTF-8; run it in a UTF-8 locale (LC_ALL=C.UTF-8)"
+                " or with PYTHONUTF8=1"
+            )
 
 
 def _detected_source(args: argparse.Namespace) -> str | None:
@@ -583,6 +617,11 @@ def run(args: argparse.Namespace, caught: Caught) -> int:
     except (Exception, KeyboardInterrupt) as error:
         if args.debug:
             traceback.print_exception(error, file=sys.stderr)
+        if isinstance(error, FileNotFoundError) and _no_current_folder():
+            error = UsageError(
+                "the current folder no longer exists (removed while this shell was in it):"
+                " cd to one that exists, or give every path in full"
+            )
         status, message = failure(error, clock.current or _command(args), args.debug)
         if status == EXIT_INTERRUPTED and caught.signum is not None:
             status, message = 128 + caught.signum, f"reconcile: terminated by {caught.name}"

@@ -1,0 +1,87 @@
+"""The command line on machines set up otherwise than the one it was built on: a
+terminal that is not UTF-8, a locale that reads file names in another encoding, a
+current folder removed under the shell. Each ran to an internal error (exit 3) or
+called a valid log set invalid. Time zones are tests/test_time_zone.py's."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reconcile.cli import main
+from tests.logsets import checkpoint, receipt, write_logset
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _reconcile(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "reconcile", *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+        check=False,
+        env={**os.environ, **(env or {})},
+        cwd=ROOT,
+    )
+
+
+def test_identifiers_a_terminal_cannot_show_are_escaped_not_a_crash(tmp_path: Path) -> None:
+    """A partition named "pİ" on a Latin-1 terminal: the audit wrote its whole report
+    and then died printing its summary, an internal error (exit 3) where the findings
+    said 1, and the answer lost from the screen."""
+    logset = write_logset(
+        tmp_path / "logs",
+        {
+            "receipts": [
+                receipt("e1", 1, partition="pİ"),
+                receipt("e2", 2, "failed", partition="pİ"),
+            ],
+            "checkpoints": [checkpoint("pİ", 1, 2)],
+        },
+    )
+    latin = {"PYTHONIOENCODING": "latin-1"}
+    done = _reconcile("watermarks", str(logset), env=latin)
+    assert done.returncode == 0, done.stderr
+    assert "p\\u0130" in done.stdout
+    done = _reconcile("audit", str(logset), "--out", str(tmp_path / "report"), env=latin)
+    assert done.returncode == 1, done.stderr
+    assert "skipped_event" in done.stdout and "p\\u0130" in done.stdout
+
+
+def test_a_current_folder_removed_under_the_shell_is_said_so(tmp_path: Path) -> None:
+    """`audit data/faults` from a removed folder: a FileNotFoundError naming no file,
+    reported as the reconciler's own fault (exit 3). Paths given in full still work."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = (
+        f"cd {gone} && rmdir {gone} && exec {sys.executable} -m reconcile audit"
+        f" data/faults --out report"
+    )
+    done = subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 2, done.stderr
+    assert "the current folder no longer exists" in done.stderr
+    assert "internal error" not in done.stderr
+
+
+def test_a_name_the_locale_cannot_hand_to_duckdb_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In a Latin-1 locale Python reads "ü" from the file system as two characters,
+    DuckDB opens their UTF-8 bytes, and every table of a valid log set was reported
+    unreadable (exit 2, INVALID): now the one line that says why, and how to run it."""
+    logset = write_logset(tmp_path / "logs-ü", {"checkpoints": [checkpoint("p0", 1, 2)]})
+    monkeypatch.setattr(sys, "getfilesystemencoding", lambda: "iso8859-1")
+    code = main(["validate", str(logset)])
+    assert code == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "reads file names as iso8859-1" in err and "LC_ALL=C.UTF-8" in err
+    monkeypatch.setattr(sys, "getfilesystemencoding", lambda: "utf-8")
+    assert main(["validate", str(logset)]) == 0
