@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from reconcile.config import EngineConfig, refuse_inside
 from reconcile.db import Engine
-from reconcile.errors import InvalidLogSet, query_interrupted
+from reconcile.errors import InvalidLogSet, UsageError, query_interrupted
 from reconcile.logset.coordinate import coordinate_columns, infer_coordinate
 from reconcile.logset.file_schemas import FileSchema, read_file_schemas
 from reconcile.logset.load import LogSet, file_stamps
@@ -35,6 +36,15 @@ def open_logset(
     ``RECONCILE_TEMP_DIR``) inside the log set is refused: a log set is never
     written into.
     """
+    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
+        raise UsageError(
+            f"open_logset: give the log set's folder as text or a Path, not {type(path).__name__}"
+        )
+    if config is not None and not isinstance(config, EngineConfig):
+        raise UsageError(
+            f"open_logset: config is an EngineConfig (EngineConfig(threads=2)), not"
+            f" {type(config).__name__}"
+        )
     # the spill folder is made under temp_directory: never inside the log set
     engine_config = config if config is not None else EngineConfig.from_env()
     if engine_config.temp_directory is not None:

@@ -26,6 +26,40 @@ def _texts(**names: object) -> None:
             raise UsageError(f"{key} is text, not {type(value).__name__} ({value!r})")
 
 
+# The columns each table a function reshapes must have, and where it comes from
+_HISTORY = (
+    "frontier_history",
+    "Analysis.frontier_history()",
+    ("scope_id", "basis", "at", "frontier", "limiting_partitions"),
+)
+_WATERMARKS = (
+    "watermarks",
+    "Analysis.watermarks()",
+    ("scope_id", "partition_id", "claimed_through", "claimed_inclusive", "proven_through",
+     "proven_inclusive", "claim_status", "blocking_reason"),
+)  # fmt: skip
+_FINDINGS = (
+    "findings",
+    "reconcile.audit.audit(...).findings",
+    ("rule", "scope_id", "partition_id", "event_id", "at", "evidence"),
+)
+
+
+def _table(function: str, frame: object, kind: tuple[str, str, tuple[str, ...]]) -> None:
+    """Refuse a frame that is not the table ``function`` reshapes (a Polars error
+    naming a column otherwise): say which table, and where it comes from."""
+    name, source, columns = kind
+    if not isinstance(frame, pl.DataFrame):
+        raise UsageError(
+            f"{function}: give the {name} table ({source}), not {type(frame).__name__}"
+        )
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise UsageError(
+            f"{function}: this is not the {name} table (no {', '.join(missing)}): give {source}"
+        )
+
+
 def event_trail(
     analysis: Analysis, scope_id: str, partition_id: str, event_id: str
 ) -> pl.DataFrame:
@@ -85,6 +119,7 @@ def limiting_spans(history: pl.DataFrame, basis: str = "claimed") -> pl.DataFram
     with its start, end (the next history row, or null) and the frontier value.
     ``basis`` is ``"claimed"`` or ``"proven"``; another is refused."""
     _basis(basis)
+    _table("limiting_spans", history, _HISTORY)
     rows = (
         history.filter(pl.col("basis") == basis)
         .sort("scope_id", "at")
@@ -100,6 +135,7 @@ def limiting_spans(history: pl.DataFrame, basis: str = "claimed") -> pl.DataFram
 
 def holders(history: pl.DataFrame, basis: str = "claimed") -> pl.DataFrame:
     """How often each partition held the frontier, most often first."""
+    _table("holders", history, _HISTORY)
     return (
         limiting_spans(history, basis)
         .group_by("scope_id", "partition_id")
@@ -140,6 +176,7 @@ def lag(watermarks: pl.DataFrame, domain: str | None = None) -> pl.DataFrame:
     normalized; timestamps are always dense)."""
     if domain not in (None, *DOMAINS):
         raise UsageError(f"lag: domain {domain!r} is not one of {', '.join(DOMAINS)}")
+    _table("lag", watermarks, _WATERMARKS)
     frame = watermarks
     if domain == "discrete":
         if isinstance(frame.schema["claimed_through"], pl.Datetime):
@@ -179,6 +216,8 @@ def lag(watermarks: pl.DataFrame, domain: str | None = None) -> pl.DataFrame:
 
 def findings_on_timeline(findings: pl.DataFrame, history: pl.DataFrame) -> pl.DataFrame:
     """Each finding with the claimed and proven frontier in force when it happened."""
+    _table("findings_on_timeline", findings, _FINDINGS)
+    _table("findings_on_timeline", history, _HISTORY)
     marks = findings.filter(pl.col("at").is_not_null()).sort("scope_id", "at")
     for basis in ("claimed", "proven"):
         frontier = (
@@ -194,6 +233,7 @@ def findings_on_timeline(findings: pl.DataFrame, history: pl.DataFrame) -> pl.Da
 
 def skipped_versus_replayed(findings: pl.DataFrame) -> pl.DataFrame:
     """Per partition: events lost (skipped_event) beside events only delivered twice."""
+    _table("skipped_versus_replayed", findings, _FINDINGS)
     skipped = (
         findings.filter(pl.col("rule") == "skipped_event")
         .group_by("scope_id", "partition_id")
@@ -238,6 +278,7 @@ def longest_hold(history: pl.DataFrame, as_of: object, basis: str = "claimed") -
         if isinstance(as_of, str)
         else pl.lit(as_of).cast(pl.Datetime("ns"))
     )
+    _table("longest_hold", history, _HISTORY)
     spans = (
         limiting_spans(history, basis)
         .with_columns(pl.col("until").fill_null(end))

@@ -305,3 +305,40 @@ def test_a_named_query_asked_amiss_is_the_callers_error() -> None:
             analysis.query("investigate/membership", x=1)
         # the working tables it names are computed first, given in reads or not
         assert analysis.query("investigate/membership").height == 3
+
+
+def test_arguments_of_the_wrong_kind_are_named_not_raw_errors() -> None:
+    """Each raised Python's, Polars' or Arrow's own error (AttributeError, TypeError,
+    ColumnNotFoundError, ArrowTypeError) instead of saying which argument was amiss;
+    a pandas frame for put() failed though history() and certificates_at() take one."""
+    from reconcile import investigate  # noqa: PLC0415
+    from reconcile.audit import audit  # noqa: PLC0415
+
+    pandas = pytest.importorskip("pandas")
+    with pytest.raises(UsageError, match="give the log set's folder as text or a Path"):
+        open_logset(None)  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match="not bytes"):
+        open_logset(bytes(STUCK))  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match="config is an EngineConfig"):
+        open_logset(STUCK, config={"threads": 1})  # type: ignore[arg-type]
+    with open_logset(STUCK) as logset, Analysis(logset) as analysis:
+        with pytest.raises(UsageError, match="settings: give an AuditSettings"):
+            Analysis(logset, None, {"stall_minutes": 5})  # type: ignore[arg-type]
+        with pytest.raises(UsageError, match="settings: give an AuditSettings"):
+            audit(logset, settings={"stall_minutes": 5})  # type: ignore[arg-type]
+        with pytest.raises(UsageError, match="lag: this is not the watermarks table"):
+            investigate.lag(analysis.frontiers())
+        with pytest.raises(UsageError, match="holders: this is not the frontier_history"):
+            investigate.holders(analysis.watermarks())
+        mixed = pandas.DataFrame(
+            {
+                "scope_id": ["s0", "s0"],
+                "partition_id": ["p0002", "p0002"],
+                "t": [pandas.Timestamp("2026-01-01T00:00:03"), "2026-01-01T00:00:04"],
+            }
+        )
+        with pytest.raises(UsageError, match="the pandas frame does not convert"):
+            analysis.certificates_at(mixed)
+        chosen = pandas.DataFrame({"scope_id": ["s0"], "partition_id": ["p0002"]})
+        analysis.put("rc_selected", chosen)
+        assert analysis.read("rc_timelines")["partition_id"].unique().to_list() == ["p0002"]

@@ -60,7 +60,13 @@ def _given_frame(what: str, data: object) -> pl.DataFrame:
     if isinstance(data, pl.DataFrame):
         return data
     if type(data).__module__.split(".")[0] == "pandas" and type(data).__name__ == "DataFrame":
-        return pl.from_pandas(data)
+        try:
+            return pl.from_pandas(data)
+        except (pa.ArrowException, pl.exceptions.PolarsError, TypeError, ValueError) as error:
+            raise UsageError(
+                f"{what}: the pandas frame does not convert (a column of mixed kinds?):"
+                f" {str(error).splitlines()[0]}"
+            ) from None
     raise UsageError(f"{what}: give a Polars (or pandas) DataFrame, not {type(data).__name__}")
 
 
@@ -126,6 +132,11 @@ class Analysis:
                 f"an analysis reads an open log set, not {type(logset).__name__}:"
                 f" open it first and pass that ({opened}); reconcile.watermarks and"
                 " reconcile.audit.audit take one alike"
+            )
+        if settings is not None and not isinstance(settings, AuditSettings):
+            raise UsageError(
+                f"settings: give an AuditSettings (AuditSettings(stall_minutes=5)), not"
+                f" {type(settings).__name__}"
             )
         logset.check_unchanged()
         self.logset = logset
@@ -354,6 +365,7 @@ class Analysis:
         self._check_open()
         if not any(isinstance(p, Input) for p in self.registry.producers_of(name)):
             raise UsageError(f"{name} is not an input of the engine")
+        data = _given_frame(f"put {name}", data)
         declared = self._declared(name)
         missing = [c for c in declared.column_names if c not in data.columns]
         if missing:
