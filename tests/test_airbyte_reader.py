@@ -281,6 +281,19 @@ def test_a_discovered_catalog_is_refused_naming_the_catalog(
     assert "STATE" not in said
 
 
+@pytest.mark.parametrize("catalog", ["[]", '{"streams": []}'])
+def test_a_catalog_of_no_stream_is_refused_naming_the_catalog(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], catalog: str
+) -> None:
+    """A catalog.json that is a JSON array, or lists no stream: the refusal blamed a
+    well-formed STATE of the first sync ("not of the Airbyte protocol's shape")."""
+    logs = _logs(tmp_path / "logs", [[_record("a", 1, 0), _stream_state(1)]])
+    (logs / "catalog.json").write_text(catalog)
+    said = _refused(logs, tmp_path / "o", capsys)
+    assert "catalog.json names no stream" in said
+    assert "STATE" not in said
+
+
 def test_a_database_sources_cursor_based_state_is_refused_in_its_own_words(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -298,6 +298,13 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
                 f" read_json({quote_literal(glob_literal(catalog))}, columns = {CATALOG_COLUMNS})"
             ).fetchall()
             create_table(con, "rc_airbyte_streams", "readers/airbyte_streams")
+            if not con.execute("SELECT count(*) FROM rc_airbyte_streams").fetchall()[0][0]:
+                # else every state would be refused as naming no stream of it
+                raise fail(
+                    f"{CATALOG} names no stream: the configured catalog the syncs ran with"
+                    " (ConfiguredAirbyteCatalog, an object whose streams list each stream's"
+                    " sync mode, primary key and cursor field) is wanted"
+                )
             dated_messages(con, "airbyte", syncs, names)
             create_table(con, "rc_airbyte_states", "readers/airbyte_states")
             cursors = _refuse(con, root, fail)
