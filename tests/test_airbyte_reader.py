@@ -230,6 +230,9 @@ def test_what_it_cannot_read_is_refused(tmp_path: Path, capsys: pytest.CaptureFi
         # a state value the cursor cannot read: it was a claim of nothing (exit 0)
         ([[_record("a", 1, 0), _stream_state(18446744073709551615)]], None,
          'holds "18446744073709551615" for stream items, which is not a value of the kind'),
+        # past 64 bits: a JSON double to DuckDB, once refused as "decimals and integers"
+        ([[_record("a", 1, 0), _stream_state(99999999999999999999)]], None,
+         'holds "99999999999999999999" for stream items, which is not a value of the kind'),
     ]  # fmt: skip
     for n, (syncs, catalog, said) in enumerate(cases):
         logs = _logs(tmp_path / f"logs{n}", syncs, catalog=catalog)

@@ -1,6 +1,11 @@
 -- The JSON types of every cursor value of the incremental streams (records' and
 -- states'): the reader takes int64 when all are integers, else timestamps.
-SELECT DISTINCT json_type(v) AS kind
+-- An integer past 64 bits is a JSON DOUBLE to DuckDB: counted an integer here, so
+-- that the value itself is refused where it is read, by its run and line, rather than
+-- the whole log set as holding decimals.
+SELECT DISTINCT
+    CASE WHEN json_type(v) = 'DOUBLE' AND regexp_full_match(CAST(v AS VARCHAR), '-?[0-9]+')
+         THEN 'BIGINT' ELSE json_type(v) END AS kind
 FROM (
     SELECT json_extract(json_extract(m.record, '$.data'), s.cursor_path) AS v
     FROM rc_airbyte_messages AS m
