@@ -303,8 +303,17 @@ def test_a_named_query_asked_amiss_is_the_callers_error() -> None:
             analysis.query("investigate/event_trail", scope_id="s0")
         with pytest.raises(UsageError, match=r"takes no parameter\(s\) x"):
             analysis.query("investigate/membership", x=1)
+        points = {"point_id": [0], "scope_id": ["s0"], "partition_id": ["p0"], "t": ["garbage"]}
+        with pytest.raises(UsageError, match="put rc_asked_points: a value does not read as"):
+            analysis.put("rc_asked_points", pl.DataFrame(points))
         # the working tables it names are computed first, given in reads or not
         assert analysis.query("investigate/membership").height == 3
+    with (
+        open_logset(STUCK) as logset,
+        Analysis(logset) as analysis,
+        pytest.raises(UsageError, match="a parameter does not read as the type"),
+    ):
+        analysis.query("investigate/partition_pages", scope_id=1, partition_id="p0001")
 
 
 def test_arguments_of_the_wrong_kind_are_named_not_raw_errors() -> None:

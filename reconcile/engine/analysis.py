@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
+import duckdb
 import polars as pl
 import pyarrow as pa
 
@@ -32,7 +33,7 @@ from reconcile.engine.namespace import (
 from reconcile.engine.plan import MissingInput, Plan, applies, dependents, plan
 from reconcile.engine.registry import REGISTRY
 from reconcile.engine.settings import AuditSettings
-from reconcile.errors import InputError, InternalError, UsageError, query_interrupted
+from reconcile.errors import InputError, InternalError, UsageError, first_line, query_interrupted
 from reconcile.logset.load import LogSet
 from reconcile.logset.normalize import DAWN, DAWN_NS, DUSK, DUSK_NS
 from reconcile_schemas import TABLES, CoordinateType
@@ -374,7 +375,16 @@ class Analysis:
             for dependent in dependents(self.registry, name):
                 if dependent in self._available and dependent not in self._given:
                     self._forget(dependent)
-            self._ns.put_cast(declared, data.select(declared.column_names).to_arrow())
+            try:
+                self._ns.put_cast(declared, data.select(declared.column_names).to_arrow())
+            except InternalError as error:
+                if not isinstance(error.__cause__, duckdb.ConversionException):
+                    raise
+                raise UsageError(
+                    f"put {name}: a value does not read as its column's declared type"
+                    f" ({', '.join(f'{c.name} {c.type}' for c in declared.columns)}):"
+                    f" {first_line(error.__cause__)}"
+                ) from None
             self._available.add(name)
 
     def empty(self, name: str) -> pa.Table:
@@ -410,7 +420,15 @@ class Analysis:
         )
         with self._lock, self._files_held():
             self.run(*reads, *named)
-            return frame(self._ns.query_arrow(query, params))
+            try:
+                return frame(self._ns.query_arrow(query, params))
+            except InternalError as error:
+                if not isinstance(error.__cause__, duckdb.ConversionException):
+                    raise
+                raise UsageError(
+                    f"query {query!r}: a parameter does not read as the type the query"
+                    f" compares it with: {first_line(error.__cause__)}"
+                ) from None
 
     def phase(self, name: str) -> dict[str, pa.Table]:
         """Run a phase of the pipeline (:data:`~reconcile.engine.registry.PHASES`)
