@@ -219,3 +219,15 @@ def test_reading_what_a_method_supplies_first_names_the_method() -> None:
             analysis.read("rc_asked_certificates")
         history = analysis.history()
         assert analysis.read("rc_timelines").equals(history)
+
+
+def test_a_point_just_after_t_is_shown_to_the_nanosecond() -> None:
+    """The refusal showed the point as a Python datetime, to the microsecond: a t one
+    nanosecond after T read as T itself."""
+    with open_logset(DATA / "stuck") as logset:
+        analysis = Analysis(logset, "2026-01-01T00:00:03.5")
+        points = pl.DataFrame(
+            {"scope_id": ["s0"], "partition_id": ["p0001"], "t": ["2026-01-01T00:00:03.500000001"]}
+        )
+        with pytest.raises(UsageError, match=r"point 0 at 2026-01-01T00:00:03\.500000001:"):
+            analysis.certificates_at(points)

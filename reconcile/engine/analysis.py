@@ -525,9 +525,12 @@ class Analysis:
         late = numbered.filter(pl.col("t").is_null() | (after & pl.lit(self._cut)))
         if late.height:
             first = late.row(0, named=True)
+            # to the nanosecond: a Python datetime's microseconds made a t just after T
+            # look equal to it
+            at = late.get_column("t").dt.to_string("%Y-%m-%dT%H:%M:%S%.9f")[0]
             raise UsageError(
                 f"certificates_at: {late.height} point(s) with no t or a t after T"
-                f" ({self.as_of_iso}), the first point {first['point_id']} at {first['t']}:"
+                f" ({self.as_of_iso}), the first point {first['point_id']} at {at}:"
                 " open an Analysis with a later as_of to ask about later instants"
             )
         with self._lock:
