@@ -13,6 +13,7 @@ them.
 
 from __future__ import annotations
 
+import csv
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 from duckdb.sqltypes import DuckDBPyType
 
 from reconcile.db import connect, glob_literal, quote_identifier, quote_literal
@@ -436,6 +438,56 @@ def _columns_hint(name: str, columns: list[str]) -> str:
     return f"the files' columns are {', '.join(c for c in columns if c not in (FILE, ROW))}{hint}"
 
 
+def _own_names(
+    con: duckdb.DuckDBPyConnection, files: tuple[Path, ...], fmt: str, delimiter: str
+) -> dict[Path, list[str]]:
+    """Each file's own column names, as written (a CSV header, a Parquet footer's
+    top-level fields, every key of every JSON Lines object): DuckDB reads names
+    without regard to case and renames a repeated one, so that a file's ``Status``
+    and ``status`` are one name to a mapping, and the first one's values read."""
+    names: dict[Path, list[str]] = {}
+    for path in files:
+        if fmt == "parquet":
+            names[path] = list(pq.read_schema(path).names)
+        elif fmt == "csv":
+            with path.open(encoding="utf-8-sig", newline="") as handle:
+                names[path] = next(csv.reader(handle, delimiter=delimiter, quotechar='"'), [])
+        else:
+            rows = con.sql(load("mapping/jsonl_keys"), params={"file": glob_literal(path)})
+            names[path] = [row[0] for row in rows.fetchall()]
+    return names
+
+
+def _check_names(root: Path, names: dict[Path, list[str]], where: str) -> None:
+    """Refuse a file whose columns repeat a name (without regard to case), or whose
+    folders' hive key is one of its own columns: either way one of two columns would
+    be read for the other, and nothing would say which."""
+    for path, columns in names.items():
+        shown = relative_name(root, path)
+        seen: dict[str, str] = {}
+        for column in columns:
+            if column.lower() in seen:
+                twice = (
+                    f"column {column!r} twice"
+                    if seen[column.lower()] == column
+                    else f"columns {seen[column.lower()]!r} and {column!r}, one name to DuckDB"
+                    " (which does not tell case apart)"
+                )
+                raise MappingError(
+                    f"{where} {shown} has {twice}: one would be read for the other; rename one"
+                )
+            seen[column.lower()] = column
+        folders = path.relative_to(root).parts[:-1] if path.is_relative_to(root) else ()
+        keys = {part.partition("=")[0] for part in folders if "=" in part}
+        for key in sorted(keys):
+            if key.lower() in seen:
+                raise MappingError(
+                    f"{where} {shown} lies under a folder {key}=... and has a column"
+                    f" {seen[key.lower()]!r} of its own: DuckDB reads the folder's value in"
+                    " its place; rename the folder or the column"
+                )
+
+
 def bind_table(
     con: duckdb.DuckDBPyConnection,
     root: Path,
@@ -449,6 +501,7 @@ def bind_table(
     where = f"mapping {mapping}: [{spec.table}]"
     delimiter = csv_delimiter(spec, files)
     try:
+        _check_names(root, _own_names(con, files, fmt, delimiter), f"{where} file")
         types = file_types(con, files, fmt, delimiter)
         detected = {c.lower(): k for c, k in types.items()}  # before text is text
         if types:
