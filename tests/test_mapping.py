@@ -574,6 +574,41 @@ def test_mapping_errors_exit_2(
         validate_logset(logs, mapping="auto")
 
 
+@pytest.mark.parametrize("other", ["CAS", "cas"])
+def test_a_column_name_twice_in_a_file_is_refused(tmp_path: Path, other: str) -> None:
+    """A display column "CAS" (or a second "cas") before the real one: DuckDB reads the
+    two as one name and the mapping took the first, every lost write read as won,
+    without a word. CSV and Parquet alike."""
+    logs = _csv_logset(tmp_path, _cp_rows())
+    for name in ("a.csv", "b.csv"):
+        lines = (logs / "cp" / name).read_text().splitlines()
+        lines = [f"{other},{lines[0]}"] + [f"Y,{line}" for line in lines[1:]]
+        (logs / "cp" / name).write_text("\n".join(lines) + "\n")
+    said = "column 'cas' twice" if other == "cas" else "columns 'CAS' and 'cas'"
+    with pytest.raises(MappingError, match=f"file cp/a.csv has {said}"):
+        validate_logset(logs, mapping="auto")
+    if other == "CAS":
+        frame = pl.read_csv(logs / "cp" / "b.csv", infer_schema=False)
+        for name in ("a.csv", "b.csv"):
+            (logs / "cp" / name).unlink()
+        frame.write_parquet(logs / "cp" / "c.parquet")
+        (logs / "reconcile.toml").write_text(MAPPING.replace("cp/*.csv", "cp/*.parquet"))
+        with pytest.raises(MappingError, match=r"file cp/c\.parquet has columns 'CAS' and 'cas'"):
+            validate_logset(logs, mapping="auto")
+
+
+def test_a_hive_folder_named_like_a_column_of_the_file_is_refused(tmp_path: Path) -> None:
+    """cp/shard=bucket-0/ over files with their own shard column: DuckDB read the
+    folder's value in the column's place, moving rows to partitions that were not
+    theirs (a claim past a failure then passed clean)."""
+    logs = _csv_logset(tmp_path, _cp_rows())
+    (logs / "cp" / "shard=bucket-0").mkdir()
+    (logs / "cp" / "a.csv").rename(logs / "cp" / "shard=bucket-0" / "a.csv")
+    (logs / "reconcile.toml").write_text(MAPPING.replace("cp/*.csv", "cp/**/*.csv"))
+    with pytest.raises(MappingError, match=r"lies under a folder shard=\.\.\. and has a column"):
+        validate_logset(logs, mapping="auto")
+
+
 def test_a_value_the_map_does_not_cover(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = _cp_rows()
     logs = _csv_logset(tmp_path, rows, mapping=MAPPING.replace(', N = "lost"', ""))
