@@ -30,7 +30,7 @@ from reconcile.cli import main
 from reconcile.engine import Analysis
 from reconcile.investigate import event_trail, membership, partition_pages
 from reconcile.mapping import MappingError, load_mapping
-from reconcile.mapping.names import similarity
+from reconcile.mapping.names import guess_value, similarity
 from reconcile.mapping.spec import LogMapping, TableSpec
 from reconcile.mapping.suggest import suggest_mapping
 from reconcile.simulate import SimOptions, simulate
@@ -135,6 +135,24 @@ def test_suggest_guesses_the_known_spellings() -> None:
         for name, column in spec.columns:
             if column.values:
                 assert suggested[spec.table]["columns"][name]["values"] == dict(column.values)
+
+
+@pytest.mark.parametrize(
+    ("contract", "value"),
+    [
+        ("outcome", "UNCOMMITTED"),
+        ("outcome", "NOT_COMMITTED"),
+        ("outcome", "notfailed"),
+        ("cas_result", "unlost"),
+        ("outcome", "commited"),  # a typo is no known spelling either: "?", checked by a person
+    ],
+)
+def test_suggest_guesses_no_value_by_likeness(contract: str, value: str) -> None:
+    """UNCOMMITTED was guessed "committed" (difflib, 0.75 alike): a failure read as
+    durable through the suggested mapping, exit 0. Only known spellings are guessed."""
+    allowed = ("committed", "failed", "dead_lettered", "ineligible", "won", "lost")
+    assert guess_value(contract, value, allowed) is None
+    assert guess_value("outcome", "OK", allowed) == "committed"
 
 
 def _toml(data: dict[str, Any]) -> str:
