@@ -615,6 +615,27 @@ def test_a_column_name_twice_in_a_file_is_refused(tmp_path: Path, other: str) ->
             validate_logset(logs, mapping="auto")
 
 
+@pytest.mark.parametrize("written", ["1767225600000000001.0", "1.767225600000000001e18"])
+def test_epoch_ns_read_as_floating_point_is_refused(tmp_path: Path, written: str) -> None:
+    """One file wrote its epoch with a fraction: DuckDB read the column as a double
+    in every file, and whole nanoseconds became the nearest 256 (a lost write at
+    04.000000000 and a won one at 04.000000001 then tied), without a word."""
+    logs = _csv_logset(tmp_path, _cp_rows())
+    mapping = MAPPING.replace(
+        'written_at = { column = "written", timestamp = "%d/%m/%Y %H:%M:%S" }',
+        'written_at = { column = "written", timestamp = "epoch_ns" }',
+    )
+    (logs / "reconcile.toml").write_text(mapping)
+    for number, name in enumerate(("a.csv", "b.csv")):
+        frame = pl.read_csv(logs / "cp" / name, infer_schema=False)
+        epoch = [str(1767225600000000001 + i) for i in range(frame.height)]
+        if number:
+            epoch[0] = written
+        frame.with_columns(written=pl.Series(epoch)).write_csv(logs / "cp" / name)
+    with pytest.raises(MappingError, match="epoch_ns values read as floating point"):
+        validate_logset(logs, mapping="auto")
+
+
 def test_a_hive_folder_named_like_a_column_of_the_file_is_refused(tmp_path: Path) -> None:
     """cp/shard=bucket-0/ over files with their own shard column: DuckDB read the
     folder's value in the column's place, moving rows to partitions that were not

@@ -558,6 +558,15 @@ def bind_table(
                 f"{where} {name} = {column.label()}: cannot convert {held}: rfc3339"
                 " reads text; for numbers give an epoch unit (epoch_s, epoch_ms, ...)"
             )
+        if column.timestamp == "epoch_ns" and (source_type or "").upper().startswith(_FRACTIONAL):
+            # a double is 256 ns apart at today's epochs: every value, the whole numbers
+            # among them, would be read to about the µs, and ties made of times apart
+            raise MappingError(
+                f"{where} {name} = {column.label()}: epoch_ns values read as floating point"
+                " (a value written with a fraction or an exponent, in some file or line),"
+                " which holds nanoseconds only to about the µs: write every value as a"
+                " whole number"
+            )
         if column.timestamp in EPOCH_UNITS and not (_numeric(source_type) or text_ok):
             raise MappingError(
                 f"{where} {name} = {column.label()}: cannot convert {source_type}: an epoch"
