@@ -209,6 +209,58 @@ def test_truncated_parquet_file(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "receipts.parquet" in text and "cannot be read as Parquet" in text
 
 
+def _text_not_utf8(raw: bytes) -> pa.Array:
+    """A string array of one value holding ``raw``, whatever its bytes."""
+    offsets = pa.array([0, len(raw)], pa.int32()).buffers()[1]
+    return pa.Array.from_buffers(pa.string(), 1, [None, offsets, pa.py_buffer(raw)])
+
+
+@pytest.mark.parametrize("column", ["resume_token", "watermark_event_id", "ordering"])
+def test_text_not_utf8_in_a_column_no_check_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], column: str
+) -> None:
+    """A nullable text column no check names was never read by validation: "VALID",
+    then the audit died in an internal error (exit 3) and frontier printed numbers."""
+    row = checkpoint("p0", 1, 5)
+    columns = {name: [value] for name, value in row.items() if name != column}
+    data = pa.table(columns).append_column(column, _text_not_utf8(b"t\xff"))
+    path = tmp_path / "ls"
+    path.mkdir()
+    pq.write_table(data, path / "checkpoints.parquet")
+    code, report = run_json(capsys, path)
+    assert code == 2
+    found = problem(report, "unreadable_file")
+    assert found["file"] == "checkpoints.parquet" and "not valid UTF8" in found["message"]
+
+
+@pytest.mark.parametrize("column", ["resume_token", "watermark", "attempt_id"])
+def test_a_page_that_does_not_decompress_in_any_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], column: str
+) -> None:
+    """One column's page garbled, the footer intact: where no check read the column
+    the log set passed as VALID (then exit 3 in the audit), and where the table's scan
+    failed the file was not named (unreadable_table: a filter on a hash that is never
+    null was answered without decoding)."""
+    rows = [
+        checkpoint(f"p{i}", 1, i, resume_token=f"token-{i:06d}-" + "x" * (i % 37))
+        for i in range(2000)
+    ]
+    data = table("checkpoints", rows, "int64")
+    path = tmp_path / "ls"
+    path.mkdir()
+    target = path / "checkpoints.parquet"
+    pq.write_table(data, target, compression="snappy", use_dictionary=False)
+    chunk = pq.ParquetFile(target).metadata.row_group(0).column(data.schema.get_field_index(column))
+    start, size = chunk.data_page_offset, chunk.total_compressed_size
+    garbled = bytearray(target.read_bytes())
+    for k in range(start + size // 3, start + 2 * size // 3):
+        garbled[k] = (garbled[k] * 7 + 13) & 0xFF
+    target.write_bytes(bytes(garbled))
+    code, report = run_json(capsys, path)
+    assert code == 2
+    assert problem(report, "unreadable_file")["file"] == "checkpoints.parquet"
+
+
 def test_corrupt_parquet_pages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A file whose footer reads but whose data does not."""
     path = write_logset(tmp_path / "ls", valid_tables())
