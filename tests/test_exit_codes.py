@@ -519,3 +519,18 @@ def test_output_closed_by_its_reader_exits_141_quietly(tmp_path: Path) -> None:
     error = process.stderr.read().decode()
     assert process.wait(timeout=120) == 141
     assert error == ""
+
+
+def test_a_log_set_without_rows_asks_for_t(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Valid by validate, refused by audit as having "no timestamped rows", without a
+    word of what would do: T from its end cannot be taken, and --as-of gives it."""
+    logset = tmp_path / "empty"
+    (logset / "checkpoints").mkdir(parents=True)
+    assert main(["validate", str(logset)]) == 0
+    capsys.readouterr()
+    assert main(["audit", str(logset), "--out", str(tmp_path / "r")]) == 2
+    assert "give T (--as-of, as_of)" in capsys.readouterr().err
+    at = ["--as-of", "2026-01-01T00:00:00Z"]
+    assert main(["audit", str(logset), "--out", str(tmp_path / "r"), *at]) == 0

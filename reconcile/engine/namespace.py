@@ -181,7 +181,10 @@ class Namespace:
             ).fetchall()
             end = rows[0] if rows else None
             if end is None or end[0] is None:
-                raise UsageError(f"log set {logset_name} has no timestamped rows")
+                raise UsageError(
+                    f"log set {logset_name} has no timestamped rows, so no end to take T"
+                    " from: give T (--as-of, as_of)"
+                )
             text = f"{end[0]}+00"
         else:
             text = _as_text(as_of)

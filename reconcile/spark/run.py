@@ -493,7 +493,10 @@ class SparkEngine:
             self.read_facts()
             if self.end_ns is None and not self.unreadable:
                 # (a file that cannot be read may hold them: validation says so)
-                raise UsageError(f"log set {self.root} has no timestamped rows")
+                raise UsageError(
+                    f"log set {self.root} has no timestamped rows, so no end to take T"
+                    " from: give T (--as-of, as_of)"
+                )
         collected = self.run(job)
         report = self.report(collected, job.max_examples)
         if not report.ok:

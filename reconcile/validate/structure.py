@@ -34,6 +34,8 @@ class Structure:
 
 
 def _tables_present(files: LogSetFiles) -> list[Problem]:
+    # a table in two forms (ambiguous_table) is there, not missing: said once
+    ambiguous = {p.table for p in files.problems if p.check == "ambiguous_table"}
     problems = [
         Problem(
             check="missing_table",
@@ -42,7 +44,7 @@ def _tables_present(files: LogSetFiles) -> list[Problem]:
             f" a folder {name}/ in {files.root}",
         )
         for name in sorted(REQUIRED_TABLES)
-        if name not in files.tables
+        if name not in files.tables and name not in ambiguous
     ]
     has_epochs, has_members = "epochs" in files.tables, "members" in files.tables
     if has_epochs != has_members:
