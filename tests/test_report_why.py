@@ -477,3 +477,25 @@ def test_the_time_axis_is_labelled_across_its_width_and_marks_do_not_stack(
     assert len(xs) > 1 and len(set(xs)) == len(xs)
     note = re.search(r'class="lag-note">(?:<i[^>]*></i>)?([^<]*)<', page)
     assert note is not None and "none where a frontier is a vector" in note[1]
+
+
+def test_a_frontier_that_rose_after_the_last_instant_is_not_dated_by_it(tmp_path: Path) -> None:
+    """At T = 00:00:02.5 data/stuck's proven frontier is 4,573; the history's last row
+    (00:00:02.453807, the last won write) holds 4,459. The panel said "at this value
+    since 00:00:02.453807" and the chart ended at 4,459: neither the table's value
+    nor when it came. Now it is dated after that row, and marked at T on the chart."""
+    out = tmp_path / "r"
+    main(["audit", str(DATA / "stuck"), "--out", str(out), "--as-of", "2026-01-01T00:00:02.5"])
+    page = (out / "report.html").read_text(encoding="utf-8")
+    fronts = pl.read_parquet(out / "frontiers.parquet").filter(pl.col("basis") == "proven")
+    history = pl.read_parquet(out / "frontier_history.parquet").filter(pl.col("basis") == "proven")
+    assert fronts["frontier"][0] == 4573 and history.sort("at")["frontier"][-1] == 4459
+    text = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", page)))
+    assert "≤ 4,573 in epoch 1, at this value (reached after 2026-01-01 00:00:02.453807" in text
+    assert "at this value since 2026-01-01 00:00:02.453807" not in text
+    assert 'class="at-t-proven"><title>proven frontier at T: ≤ 4,573' in page
+    # where the last row holds the value at T: dated by it, no mark at T
+    out = tmp_path / "end"
+    main(["audit", str(DATA / "stuck"), "--out", str(out)])
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "at-t-proven" not in page and "at this value since" in page

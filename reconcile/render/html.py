@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -300,6 +300,40 @@ def _by_scope(result: AuditResult, scopes: Sequence[str]) -> dict[str, AuditResu
     }
 
 
+def _at_t(
+    result: AuditResult,
+    scope: str,
+    basis: str,
+    rows: pl.DataFrame,
+    xx: float,
+    y: Callable[[float], float],
+    clamp: Callable[[Any], float | None],
+    lo: float,
+) -> list[str]:
+    """A hollow mark at T where the frontier at T (frontiers.parquet) is a scalar the
+    history's last row does not hold: the history has the frontier at §4.15's
+    instants alone, and a proven frontier that rose after the last of them would
+    otherwise be drawn at its older value up to T, beside a table giving the new."""
+    now = result.frontiers.filter((pl.col("scope_id") == scope) & (pl.col("basis") == basis))
+    keys = ["kind", "frontier", "frontier_inclusive"]
+    last = rows.sort("at").tail(1)
+    if not now.height or now["kind"][0] != "scalar" or now["frontier"][0] is None:
+        return []
+    if last.height and last.select(keys).rows() == now.select(keys).rows():
+        return []
+    text = _with_text(now, "frontier").row(0, named=True)
+    tip = (
+        f"{basis} frontier at T: {_cert(text['frontier_text'], text['frontier_inclusive'])},"
+        " reached after the last instant the history records (it records the frontier at"
+        " won writes and epoch changes only)"
+    )
+    yy = y(clamp(now["frontier"][0]) or lo)
+    return [
+        f'<rect x="{xx - 3.5:.1f}" y="{yy - 3.5:.1f}" width="7" height="7" fill="#fff"'
+        f' stroke="#000" stroke-width="1.5" class="at-t-{basis}"><title>{tip}</title></rect>'
+    ]
+
+
 def _timeline(scope: str, result: AuditResult) -> str:
     """The frontier timeline of ``scope``, from its own result (:func:`_by_scope`)."""
     history = result.frontier_history.filter(pl.col("scope_id") == scope).sort("at")
@@ -452,6 +486,7 @@ def _timeline(scope: str, result: AuditResult) -> str:
                 f'<circle cx="{x(_num(r["at"])):.1f}" cy="{y(clamp(r["frontier"]) or lo):.1f}" '
                 f'r="2.5" fill="{color}"><title>{tip}</title></circle>'
             )
+        out.extend(_at_t(result, scope, basis, rows, x(end), y, clamp, lo))
     out.extend(_epoch_changes(history, x, y))
     # marks that would share a pixel column (findings at one instant, often T) are
     # spread 3 px apart to the left, each still its own link; the title has the time

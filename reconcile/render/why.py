@@ -167,10 +167,23 @@ def _more(count: int, where: str) -> str:
     return f" +{count} more ({where})" if count > 0 else ""
 
 
-def _since(history: pl.DataFrame, scope: str, basis: str) -> Any:
+def _since(history: pl.DataFrame, frontiers: pl.DataFrame, scope: str, basis: str) -> str:
+    """Since when the frontier at T has had its value: the last history row's time
+    where that row holds it. The history holds the frontier at the instants of §4.15
+    alone (won writes, epoch changes); a proven frontier that rose after the last of
+    them holds a value no row has, and is said to have reached it after that row."""
     rows = history.filter((pl.col("scope_id") == scope) & (pl.col("basis") == basis))
+    if not rows.height:
+        return ""
+    last = rows.sort("at").tail(1)
+    at = _e(_value(times_as_text(last.select("at"), " ")["at"][0]))
+    now = frontiers.filter((pl.col("scope_id") == scope) & (pl.col("basis") == basis))
+    keys = ["kind", "frontier", "frontier_inclusive"]
+    if now.height and last.select(keys).rows() == now.select(keys).rows():
+        return f" since {at}"
     return (
-        times_as_text(rows.sort("at").select("at").tail(1), " ")["at"][0] if rows.height else None
+        f" (reached after {at}, the last instant the history records: it records the"
+        " frontier at won writes and epoch changes only)"
     )
 
 
@@ -226,8 +239,7 @@ def why_panel(result: AuditResult, scope: str) -> str:
     rows = result.frontiers.filter(pl.col("scope_id") == scope).sort("basis", descending=True)
     for row in times_as_text(rows, " ").iter_rows(named=True):
         basis, epoch = row["basis"], row["epoch"]
-        since = _since(result.frontier_history, scope, basis)
-        when = f" since {_e(_value(since))}" if since is not None else ""
+        when = _since(result.frontier_history, result.frontiers, scope, basis)
         head = f"<p><b>{_e(basis.capitalize())}</b>"
         if row["kind"] == "scalar":
             held = row["limiting_partitions"] or []
