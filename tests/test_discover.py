@@ -285,3 +285,19 @@ def test_binary_garbage_named_like_a_table_is_unreadable(
     text = refused(capsys, logset)
     assert "unreadable_file" in text and "receipts.parquet" in text
     assert "extra.parquet" not in text
+
+
+def test_a_copy_hadoop_has_not_finished_is_not_a_file_of_the_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """part-1.parquet._COPYING_ (hdfs dfs -put's name until the copy is done): the
+    local engine read it, Spark's listing of a file:// URL skipped it, and the two
+    engines gave different audits of one log set, neither saying so."""
+    logset = write_logset(tmp_path / "ls", {"checkpoints": [checkpoint("p0", 1, 5)]})
+    (logset / "receipts").mkdir()
+    pq.write_table(table("receipts", [receipt("e1", 1)]), logset / "receipts" / "part-0.parquet")
+    copying = logset / "receipts" / "part-1.parquet._COPYING_"
+    pq.write_table(table("receipts", [receipt("e2", 2)]), copying)
+    code, text, _ = run(capsys, "validate", str(logset))
+    assert code == 0, text
+    assert "receipts         1 file, 1 row" in text

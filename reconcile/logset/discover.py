@@ -86,8 +86,10 @@ def relative_name(root: Path, path: Path) -> str:
 
 
 def is_hidden(name: str) -> bool:
-    """Whether a file or folder is skipped: Spark's and Hive's ``_SUCCESS``, ``.crc``."""
-    return name.startswith((".", "_"))
+    """Whether a file or folder is skipped: Spark's and Hive's ``_SUCCESS``, ``.crc``,
+    and a copy Hadoop has not finished (``part-1.parquet._COPYING_``), as Spark's own
+    file listing skips them (a URL's tables are listed by Spark: the two agree)."""
+    return name.startswith((".", "_")) or name.endswith("._COPYING_")
 
 
 def hive_values(folders: Sequence[str]) -> tuple[dict[str, str], tuple[str, ...]]:
