@@ -636,6 +636,20 @@ def test_epoch_ns_read_as_floating_point_is_refused(tmp_path: Path, written: str
         validate_logset(logs, mapping="auto")
 
 
+def test_a_csv_bool_column_without_a_value_reads_as_null(tmp_path: Path) -> None:
+    """Every wm_incl field empty: DuckDB reads such a column as text, and the nullable
+    watermark_inclusive was refused as "should be bool, found string"."""
+    logs = _csv_logset(tmp_path, _cp_rows())
+    for name in ("a.csv", "b.csv"):
+        frame = pl.read_csv(logs / "cp" / name, infer_schema=False)
+        frame.with_columns(wm_incl=pl.lit(None, pl.String)).write_csv(logs / "cp" / name)
+    report = validate_logset(logs, mapping="auto")
+    assert report.ok, report.problems
+    with open_logset(logs, mapping="auto") as logset:
+        claims = Analysis(logset).watermarks()
+    assert claims["claimed_inclusive"].null_count() == claims.height
+
+
 def test_a_hive_folder_named_like_a_column_of_the_file_is_refused(tmp_path: Path) -> None:
     """cp/shard=bucket-0/ over files with their own shard column: DuckDB read the
     folder's value in the column's place, moving rows to partitions that were not

@@ -415,6 +415,12 @@ def _text_sample(rows: duckdb.DuckDBPyRelation, column: str) -> str | None:
     return str(found[0][0]) if found else None
 
 
+def _no_value(rows: duckdb.DuckDBPyRelation, column: str) -> bool:
+    """Whether a column holds no value in any row (every field empty)."""
+    ident = quote_identifier(column)
+    return not rows.filter(f"{ident} IS NOT NULL AND {ident} <> ''").limit(1).fetchall()
+
+
 def _numeric(duckdb_type: str | None) -> bool:
     kind = (duckdb_type or "").upper()
     return kind.startswith(_FRACTIONAL) or kind.endswith("INT") or kind in _INTEGERS
@@ -573,6 +579,16 @@ def bind_table(
                 " unit needs a number; for text times give a strptime format"
             )
         converted[name] = expression(column, source_type)
+        empty_bool = (
+            fmt == "csv"
+            and source_type == "VARCHAR"
+            and not column.values
+            and logical_type(table_schema(spec.table).columns[name]) is Logical.BOOL
+        )
+        if empty_bool and column.column is not None and _no_value(rows, column.column):
+            # a CSV column without a value in any row says no type: DuckDB reads it as
+            # text, and a nullable bool column was refused as "found string"
+            converted[name] = "CAST(NULL AS BOOLEAN)"
     _check_conversions(rows, given, converted, where)
     expressions = [
         (name, converted.get(name) or identity[name])
