@@ -212,6 +212,25 @@ def _certificate(row: dict[str, Any] | None) -> str | None:
     return ("<= " if row["frontier_inclusive"] else "< ") + shown
 
 
+def _endpoint_text(value: pl.Expr, endpoint: str | None) -> pl.Expr:
+    """A certificate as the frontiers are written, ``<= v`` or ``< v`` (a dense ``<= v``
+    to ``< v`` went back with its value unchanged); the committed watermark, which has
+    no endpoint, as its position."""
+    text = value.cast(pl.String)
+    if endpoint is None:
+        return text
+    inclusive = pl.col(endpoint)
+    return (
+        pl.when(value.is_null())
+        .then(None)
+        .when(inclusive.is_null())
+        .then(text + pl.lit(" (endpoint unknown)"))
+        .when(inclusive)
+        .then(pl.lit("<= ") + text)
+        .otherwise(pl.lit("< ") + text)
+    )
+
+
 def _went_back(old: Report, new: Report, comparable: bool) -> pl.DataFrame:
     """Per partition of both reports, each certificate that went back or was lost."""
     pieces = []
@@ -238,8 +257,8 @@ def _went_back(old: Report, new: Report, comparable: bool) -> pl.DataFrame:
                 "scope_id",
                 "partition_id",
                 pl.lit(label).alias("certificate"),
-                o.cast(pl.String).alias("old"),
-                n.cast(pl.String).alias("new"),
+                _endpoint_text(o, endpoint).alias("old"),
+                _endpoint_text(n, endpoint and f"{endpoint}_new").alias("new"),
                 why.alias("change"),
             )
         )

@@ -241,3 +241,22 @@ def test_matching_equals_the_set_difference_of_keys(
     assert got["new"] == _keys(new) - _keys(old)
     assert got["resolved"] == _keys(old) - _keys(new)
     assert got["unchanged"] == _keys(old) & _keys(new)
+
+
+def test_a_certificate_that_went_back_is_shown_with_its_endpoint(tmp_path: Path) -> None:
+    """Went back from <= v to < v, one value: shown as "v" and "v", it read as no change
+    at all; the old and new certificates are written as the frontiers are."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    assert main(["audit", str(DATA / "faults"), "--out", str(old)]) == 1
+    shutil.copytree(old, new)
+    marks = pl.read_parquet(new / "watermarks.parquet")
+    first = pl.int_range(pl.len()) == 0
+    marks.with_columns(
+        pl.when(first).then(False).otherwise(pl.col("proven_inclusive")).alias("proven_inclusive")
+    ).write_parquet(new / "watermarks.parquet")
+    row = marks.row(0, named=True)
+    assert row["proven_inclusive"] is True
+    back = diff_reports(old, new).went_back.row(0, named=True)
+    assert (back["certificate"], back["change"]) == ("proven", "went back")
+    value = str(row["proven_through"])
+    assert (back["old"], back["new"]) == (f"<= {value}", f"< {value}")
