@@ -93,6 +93,11 @@ def connect(
     # GLOBAL: TimeZone is a setting of each cursor, and a cursor's own starts from
     # the machine's zone (a naive time would be read in it), not the connection's
     con.execute("SET GLOBAL TimeZone = 'UTC'")
+    # no spill folder: DuckDB's default, .tmp of the current folder, is a folder the
+    # sandbox lets a query read, and a log set's mapping could read it (a secret left
+    # in ./.tmp printed in an error). This connection's work is small; the engine's
+    # own spills into a folder of its own (Engine).
+    con.execute("SET temp_directory = ''")
     return sandbox(con, readable, folders)
 
 

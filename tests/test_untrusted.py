@@ -291,3 +291,51 @@ def test_a_helper_connection_is_shut_in_too(secret: Path) -> None:
             con.execute(f"SELECT content FROM read_text('{secret}')")
         with pytest.raises(duckdb.Error):
             con.execute("SET lock_configuration = false")
+
+
+def test_a_helper_connection_reads_no_spill_folder_of_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DuckDB's default spill folder, .tmp of the current folder, was one the sandbox let
+    a query read: a mapping's filter on a CSV table printed ./.tmp/secret.txt in an
+    error (exit 3)."""
+    (tmp_path / ".tmp").mkdir()
+    (tmp_path / ".tmp" / "secret.txt").write_text(SECRET)
+    monkeypatch.chdir(tmp_path)
+    with connect() as con:
+        assert con.execute("SELECT current_setting('allowed_directories')").fetchall() == [([],)]
+        with pytest.raises(duckdb.PermissionException):
+            con.execute("SELECT content FROM read_text('.tmp/secret.txt')")
+
+
+def test_a_mapping_filter_that_fails_on_a_row_is_the_mappings_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A CSV table's filter failing while the mapping was bound (error('boom')) was an
+    internal error asking to be reported (exit 3)."""
+    logs = tmp_path / "logs"
+    shutil.copytree(DATA / "example", logs)
+    (logs / "scopes.parquet").unlink()
+    (logs / "scopes.csv").write_text("scope_id,ordering,domain\ns,seq,discrete\n")
+    (logs / "reconcile.toml").write_text(
+        '[scopes]\nfiles = "scopes.csv"\nfilter = "error(\'boom\') IS NULL"\n'
+        '[scopes.columns]\nordering = "ordering"\n'
+    )
+    code, _, err = run(capsys, "validate", str(logs), "--mapping", "auto")
+    assert code == EXIT_INVALID
+    assert "boom" in err and "internal error" not in err
+
+
+def test_a_name_that_is_not_utf8_is_refused_not_an_internal_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """receipts/bad\\xff.parquet: its name could not be handed to DuckDB's sandbox, and
+    every command ended in an internal error (exit 3)."""
+    logs = tmp_path / "logs"
+    shutil.copytree(DATA / "example", logs)
+    (logs / "receipts").mkdir()
+    bad = os.fsdecode(b"bad\xff.parquet")
+    (logs / "receipts.parquet").rename(logs / "receipts" / bad)
+    code, out, _ = run(capsys, "validate", str(logs))
+    assert code == EXIT_INVALID
+    assert "unreadable_entry" in out and "not UTF-8" in out

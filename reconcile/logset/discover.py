@@ -172,6 +172,17 @@ class _Finder:
         if BACKSLASH in path.name:
             self.problem("backslash_in_name", table, path, f"its name holds {BACKSLASH_SAID}")
             return None
+        if not _utf8(path.name):
+            # DuckDB opens a file by its name's UTF-8: one that has none (Python keeps
+            # its bytes as surrogates) cannot be handed to it, nor allowed in its sandbox
+            self.problem(
+                "unreadable_entry",
+                table,
+                path,
+                "cannot be read: its name is not UTF-8 text (bytes of another encoding);"
+                " rename it",
+            )
+            return None
         try:
             mode = path.lstat().st_mode
         except FileNotFoundError:
@@ -276,6 +287,16 @@ class _Finder:
                 )
 
 
+def _utf8(name: str) -> bool:
+    """Whether a file name read from the file system is UTF-8 text (Python holds the
+    bytes of one that is not as lone surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _reason(error: BaseException) -> str:
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
@@ -303,6 +324,11 @@ def logset_root(path: str | Path) -> Path:
         raise InputError(f"log set {root}: no such directory")
     if BACKSLASH in str(root.resolve()):
         raise InputError(f"log set {root}: its path holds {BACKSLASH_SAID}")
+    if not _utf8(str(root.resolve())):
+        raise InputError(
+            f"log set {root}: its path is not UTF-8 text (bytes of another encoding), which"
+            " DuckDB cannot open; rename it"
+        )
     if not root.is_dir():
         raise InputError(f"log set {root}: not a directory (a log set is a folder of tables)")
     try:

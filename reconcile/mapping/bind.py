@@ -402,23 +402,35 @@ def expression(spec: ColumnSpec, source_type: str | None) -> str:
     return base
 
 
-def _text_sample(rows: duckdb.DuckDBPyRelation, column: str) -> str | None:
+def _text_sample(rows: duckdb.DuckDBPyRelation, column: str, where: str) -> str | None:
     """A value of a text column, among its first rows, that is not a number."""
     ident = quote_identifier(column)
-    found = (
+    found = _rows_read(
         rows.limit(10_000)
         .filter(f"{ident} IS NOT NULL AND TRY_CAST({ident} AS DOUBLE) IS NULL")
         .select(ident)
-        .limit(1)
-        .fetchall()
+        .limit(1),
+        where,
     )
     return str(found[0][0]) if found else None
 
 
-def _no_value(rows: duckdb.DuckDBPyRelation, column: str) -> bool:
+def _rows_read(rows: duckdb.DuckDBPyRelation, where: str) -> list[Any]:
+    """``rows`` fetched while the mapping is bound: a failure there is the mapping's
+    (its filter or a column's SQL failing on a row), never an internal error."""
+    try:
+        return rows.fetchall()
+    except duckdb.Error as error:
+        resources = resource_error(error, step="read the mapping", query=where)
+        if resources is not None:
+            raise resources from error
+        raise MappingError(f"{where}: reading the rows fails: {why(error)}") from None
+
+
+def _no_value(rows: duckdb.DuckDBPyRelation, column: str, where: str) -> bool:
     """Whether a column holds no value in any row (every field empty)."""
     ident = quote_identifier(column)
-    return not rows.filter(f"{ident} IS NOT NULL AND {ident} <> ''").limit(1).fetchall()
+    return not _rows_read(rows.filter(f"{ident} IS NOT NULL AND {ident} <> ''").limit(1), where)
 
 
 def _numeric(duckdb_type: str | None) -> bool:
@@ -556,7 +568,7 @@ def bind_table(
             fmt == "csv"
             and source_type == "VARCHAR"
             and column.column is not None
-            and _text_sample(rows, column.column) is None
+            and _text_sample(rows, column.column, where) is None
         )
         held = detected.get((column.column or "").lower(), source_type)
         if column.timestamp == RFC3339 and (_numeric(source_type) or _numeric(held)):
@@ -585,7 +597,7 @@ def bind_table(
             and not column.values
             and logical_type(table_schema(spec.table).columns[name]) is Logical.BOOL
         )
-        if empty_bool and column.column is not None and _no_value(rows, column.column):
+        if empty_bool and column.column is not None and _no_value(rows, column.column, where):
             # a CSV column without a value in any row says no type: DuckDB reads it as
             # text, and a nullable bool column was refused as "found string"
             converted[name] = "CAST(NULL AS BOOLEAN)"
