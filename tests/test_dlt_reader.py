@@ -311,6 +311,21 @@ def test_where_the_destination_is(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "it holds none" in _refused(plain, tmp_path / "4", capsys)
 
 
+def test_a_duckdb_destination_holding_views_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """_dlt_version as a view: its SQL, the log set author's, ran in the reader's
+    connection with no opt-in (and read ./.tmp/ of the current folder there)."""
+    data = Dataset(tmp_path / "a")
+    data.load(1, [("a", 1)], _state(1, -1, []))
+    database = data.as_duckdb(tmp_path / "pipeline.duckdb")
+    with duckdb.connect(str(database)) as con:
+        con.execute("ALTER TABLE shop._dlt_version RENAME TO _dlt_version_t")
+        con.execute("CREATE VIEW shop._dlt_version AS SELECT * FROM shop._dlt_version_t")
+    said = _refused(database, tmp_path / "o", capsys)
+    assert "holds views (_dlt_version)" in said and "does not run" in said
+
+
 def test_a_file_that_leads_outside_is_not_read(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

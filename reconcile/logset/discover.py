@@ -179,8 +179,7 @@ class _Finder:
                 "unreadable_entry",
                 table,
                 path,
-                "cannot be read: its name is not UTF-8 text (bytes of another encoding);"
-                " rename it",
+                "cannot be read: its name is not UTF-8 text (bytes of another encoding); rename it",
             )
             return None
         try:

@@ -221,6 +221,23 @@ def _attach(con: duckdb.DuckDBPyConnection, where: Destination) -> str:
         raise _fail(
             where.root, f"a DuckDB destination holds one dlt dataset with {LOADS}: it holds {found}"
         )
+    views = [
+        row[0]
+        for row in con.execute(
+            "SELECT view_name FROM duckdb_views() WHERE database_name = 'rc_src'"
+            " AND schema_name = ? AND NOT internal ORDER BY 1",
+            [datasets[0]],
+        ).fetchall()
+    ]
+    if views:
+        # a view runs its author's SQL when read: the log set's, never run (dlt writes
+        # tables; _dlt_pipeline_state as a view read what its author chose)
+        shown = ", ".join(views[:5]) + (f" +{len(views) - 5} more" if len(views) > 5 else "")
+        raise _fail(
+            where.root,
+            f"dataset {datasets[0]} of the DuckDB destination holds views ({shown}): a view"
+            " is SQL its author wrote, which the reader does not run; dlt writes tables",
+        )
     return str(datasets[0])
 
 
