@@ -231,6 +231,18 @@ def test_hostile_identifiers_cannot_break_the_markdown() -> None:
     assert last.count("<tr>") == 2 and last.count("<td>") == 4
 
 
+def test_a_url_in_an_identifier_is_no_link_in_the_markdown() -> None:
+    """A scope "login at https://evil.example/reset s" became a live link in a job
+    summary rendered by GitHub (bare URLs and www. names are linked there)."""
+    findings, frontiers, facts = _hostile()
+    lure = "login at https://evil.example/reset or www.evil.example s"
+    findings = findings.with_columns(scope_id=pl.lit(lure))
+    frontiers = frontiers.with_columns(scope_id=pl.lit(lure))
+    text = render_summary_md(findings, frontiers, facts)
+    assert "https://" not in text and "www.evil" not in text
+    assert "login at https://evil.example/reset or www.evil.example s" in _render(text)
+
+
 def test_hostile_identifiers_give_valid_junit_and_json(tmp_path: Path) -> None:
     findings, _, facts = _hostile()
     path = tmp_path / "junit.xml"
