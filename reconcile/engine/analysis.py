@@ -375,16 +375,11 @@ class Analysis:
             for dependent in dependents(self.registry, name):
                 if dependent in self._available and dependent not in self._given:
                     self._forget(dependent)
-            try:
+            types = ", ".join(f"{c.name} {c.type}" for c in declared.columns)
+            with _callers_values(
+                f"put {name}: a value does not read as its column's type ({types})"
+            ):
                 self._ns.put_cast(declared, data.select(declared.column_names).to_arrow())
-            except InternalError as error:
-                if not isinstance(error.__cause__, duckdb.ConversionException):
-                    raise
-                raise UsageError(
-                    f"put {name}: a value does not read as its column's declared type"
-                    f" ({', '.join(f'{c.name} {c.type}' for c in declared.columns)}):"
-                    f" {first_line(error.__cause__)}"
-                ) from None
             self._available.add(name)
 
     def empty(self, name: str) -> pa.Table:
@@ -420,15 +415,11 @@ class Analysis:
         )
         with self._lock, self._files_held():
             self.run(*reads, *named)
-            try:
+            amiss = (
+                f"query {query!r}: a parameter does not read as the type the query compares it with"
+            )
+            with _callers_values(amiss):
                 return frame(self._ns.query_arrow(query, params))
-            except InternalError as error:
-                if not isinstance(error.__cause__, duckdb.ConversionException):
-                    raise
-                raise UsageError(
-                    f"query {query!r}: a parameter does not read as the type the query"
-                    f" compares it with: {first_line(error.__cause__)}"
-                ) from None
 
     def phase(self, name: str) -> dict[str, pa.Table]:
         """Run a phase of the pipeline (:data:`~reconcile.engine.registry.PHASES`)
@@ -585,6 +576,19 @@ class Analysis:
         return t.replace_strict(
             list(literals), list(literals.values()), default=None, return_dtype=pl.String
         ).str.to_datetime("%Y-%m-%d %H:%M:%S%.f", time_unit="ns")
+
+
+@contextmanager
+def _callers_values(said: str) -> Iterator[None]:
+    """A value the caller gave that DuckDB cannot convert, failing a statement of the
+    engine's (an internal error otherwise), as the caller's UsageError: ``said``, then
+    DuckDB's words."""
+    try:
+        yield
+    except InternalError as error:
+        if not isinstance(error.__cause__, duckdb.ConversionException):
+            raise
+        raise UsageError(f"{said}: {first_line(error.__cause__)}") from None
 
 
 # a working table's name in a query's text (macros and lookups match too, and are

@@ -310,6 +310,7 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
             cursors = _refuse(con, root, fail)
             _raw_view(con, root, raw, fail)
             create_table(con, "rc_airbyte_raw", "readers/airbyte_raw")
+            create_table(con, "rc_airbyte_records", "readers/airbyte_records")
             streams = con.execute(
                 "SELECT stream, sync_mode = 'incremental' FROM rc_airbyte_streams ORDER BY 1"
             ).fetchall()

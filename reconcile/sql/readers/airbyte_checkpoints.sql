@@ -15,19 +15,9 @@
 -- raw row no such RECORD places dates no state. A state without the cursor's value (a
 -- stream not read yet: {}, or null) claims nothing.
 WITH records AS (
-    -- each RECORD of a stream with raw rows: its sync, line, key, cursor and emitted_at
-    SELECT
-        m.sync_no, m.line, m.stream_id,
-        array_to_string(
-            list_transform(s.key_paths, lambda p: json_extract_string(json_extract(m.record, '$.data'), p)),
-            '|'
-        ) AS key,
-        json_extract_string(json_extract(m.record, '$.data'), s.cursor_path) AS cursor,
-        CAST(round(TRY_CAST(json_extract_string(m.record, '$.emitted_at') AS DOUBLE)) AS BIGINT)
-            AS emitted_ms
-    FROM rc_airbyte_messages AS m
-    JOIN rc_airbyte_streams AS s USING (stream_id)
-    WHERE m.type = 'RECORD' AND m.stream_id IN (SELECT stream_id FROM rc_airbyte_raw)
+    -- each RECORD of a stream with raw rows
+    SELECT * FROM rc_airbyte_records
+    WHERE stream_id IN (SELECT stream_id FROM rc_airbyte_raw)
 ),
 placed AS (
     -- each raw row with the first line of each sync that emitted it

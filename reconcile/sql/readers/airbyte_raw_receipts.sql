@@ -9,23 +9,9 @@
 -- stream, key and cursor are the RECORD's and it was extracted in the millisecond the
 -- RECORD was emitted (as airbyte_checkpoints.sql places rows). Left out, a dropped
 -- record was unknown: no receipt, so nothing under a claim past it was missing.
-WITH records AS (
-    SELECT
-        m.sync, m.sync_no, m.line, m.stream_id, s.stream, m.msg_at,
-        array_to_string(
-            list_transform(s.key_paths, lambda p: json_extract_string(json_extract(m.record, '$.data'), p)),
-            '|'
-        ) AS key,
-        json_extract_string(json_extract(m.record, '$.data'), s.cursor_path) AS cursor,
-        CAST(round(TRY_CAST(json_extract_string(m.record, '$.emitted_at') AS DOUBLE)) AS BIGINT)
-            AS emitted_ms
-    FROM rc_airbyte_messages AS m
-    JOIN rc_airbyte_streams AS s USING (stream_id)
-    WHERE m.type = 'RECORD' AND s.sync_mode = 'incremental'
-),
-dropped AS (
+WITH dropped AS (
     SELECT c.*
-    FROM records AS c
+    FROM rc_airbyte_records AS c
     ANTI JOIN rc_airbyte_raw AS r
         ON r.stream_id = c.stream_id AND r.key = c.key AND r.cursor = c.cursor
        AND epoch_ns(r.extracted_at) // 1000000 = c.emitted_ms
