@@ -127,12 +127,21 @@ _FULL_MARKS = (
 _SPILL_MARKS = ("duckdb_temp", "failed to create directory", "read-only file system")
 
 
+# DuckDB's words for a Python function of a query that Ctrl-C (or a signal handled as
+# it) stopped
+_UDF_INTERRUPTED = "Python exception occurred while executing the UDF: KeyboardInterrupt"
+
+
 def query_interrupted(error: BaseException) -> bool:
     """Whether ``error`` is Ctrl-C stopping a DuckDB query: a running query ends in
     ``RuntimeError("Query interrupted")`` (or DuckDB's InterruptException) where
     Python would raise KeyboardInterrupt."""
     duckdb = sys.modules.get("duckdb")  # not imported for it: an error of it means it is
     if duckdb is not None and isinstance(error, duckdb.InterruptException):
+        return True
+    if duckdb is not None and isinstance(error, duckdb.Error) and _UDF_INTERRUPTED in str(error):
+        # the signal came while DuckDB ran one of the engine's Python functions (a
+        # lookup): the KeyboardInterrupt comes back inside an InvalidInput error
         return True
     return isinstance(error, RuntimeError) and str(error) == "Query interrupted"
 

@@ -534,3 +534,23 @@ def test_a_log_set_without_rows_asks_for_t(
     assert "give T (--as-of, as_of)" in capsys.readouterr().err
     at = ["--as-of", "2026-01-01T00:00:00Z"]
     assert main(["audit", str(logset), "--out", str(tmp_path / "r"), *at]) == 0
+
+
+def test_ctrl_c_inside_a_python_function_of_a_query_is_an_interruption() -> None:
+    """A signal while DuckDB ran one of the engine's lookups (Python functions) came back
+    as "Invalid Input Error: Python exception occurred while executing the UDF:
+    KeyboardInterrupt", and the audit ended as an internal error (exit 3), not 130."""
+    from reconcile.engine.namespace import engine_failure  # noqa: PLC0415
+    from reconcile.errors import query_interrupted  # noqa: PLC0415
+
+    def stopped(values: Any) -> Any:
+        raise KeyboardInterrupt
+
+    con = duckdb.connect()
+    con.create_function("stopped", stopped, ["BIGINT"], "BIGINT", type="arrow")
+    with pytest.raises(duckdb.Error) as caught:
+        con.execute("SELECT stopped(range) FROM range(10)").fetchall()
+    assert query_interrupted(caught.value)
+    assert isinstance(engine_failure(caught.value, step="s", query="q"), KeyboardInterrupt)
+    status, _ = failure(caught.value, "audit", False)
+    assert status == EXIT_INTERRUPTED

@@ -30,7 +30,13 @@ from reconcile.db import quote_identifier
 from reconcile.engine.declare import Guard, Lookup, Step, Table, Union
 from reconcile.engine.encodings import resolve
 from reconcile.engine.lookups import BUILDERS, Kernel
-from reconcile.errors import InternalError, UsageError, classify_engine_error, first_line
+from reconcile.errors import (
+    InternalError,
+    UsageError,
+    classify_engine_error,
+    first_line,
+    query_interrupted,
+)
 from reconcile.logset.normalize import DAWN, DUSK, text_instant
 from reconcile.sql import load, parameters
 from reconcile_schemas import CoordinateType
@@ -416,7 +422,7 @@ def engine_failure(error: duckdb.Error, *, step: str, query: str) -> BaseExcepti
     (a ResourceError), an interruption (KeyboardInterrupt), a log set closed under
     the analysis (a UsageError), else the engine's own fault (an InternalError naming
     the step and query)."""
-    if isinstance(error, duckdb.InterruptException):
+    if query_interrupted(error):
         return KeyboardInterrupt()
     if isinstance(error, duckdb.ConnectionException):
         return UsageError(LOGSET_CLOSED)
