@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
-from reconcile.config import EngineConfig, refuse_inside
+from reconcile.config import SYSTEM_TEMP, EngineConfig, refuse_inside
 from reconcile.db import Engine
 from reconcile.errors import InvalidLogSet, UsageError, query_interrupted
 from reconcile.logset.coordinate import coordinate_columns, infer_coordinate
@@ -50,6 +51,8 @@ def open_logset(
     if engine_config.temp_directory is not None:
         given = "EngineConfig temp_directory" if config is not None else "RECONCILE_TEMP_DIR"
         refuse_inside(given, engine_config.temp_directory, {"the log set": path})
+    else:
+        refuse_inside(SYSTEM_TEMP, tempfile.gettempdir(), {"the log set": path})
     files = discover_with_mapping(path, mapping)
     stamps = file_stamps(files)  # before validation reads them
     if validate:

@@ -24,7 +24,13 @@ import polars as pl
 from reconcile.api import open_logset
 from reconcile.audit import AuditResult, AuditSettings, audit
 from reconcile.audit.report import prepare_target, write_report
-from reconcile.config import EngineConfig, check_memory_limit, refuse_inside, threads_for
+from reconcile.config import (
+    SYSTEM_TEMP,
+    EngineConfig,
+    check_memory_limit,
+    refuse_inside,
+    threads_for,
+)
 from reconcile.diff import diff_reports
 from reconcile.engine import Analysis, watermarks
 from reconcile.errors import (
@@ -212,6 +218,12 @@ def _emit(text: str, *, err: bool = False, as_json: bool = False) -> None:
     escaped: the one way the command line writes (reconcile.render.safe)."""
     safe = for_json(text) if as_json else for_terminal(text)
     stream = sys.stderr if err else sys.stdout
+    if stream is None:
+        # started with the stream closed (>&- or 2>&-): an error line has nowhere to
+        # go, and its status still holds; output has, as a reader gone
+        if err:
+            return
+        raise OutputClosed
     encoding = getattr(stream, "encoding", None) or "utf-8"
     if encoding.lower().replace("-", "").replace("_", "") != "utf8":
         # a locale that is not UTF-8 (de_DE.ISO-8859-1): a character it lacks, in an
@@ -220,11 +232,14 @@ def _emit(text: str, *, err: bool = False, as_json: bool = False) -> None:
     try:
         print(safe, file=stream)
         stream.flush()
-    except BrokenPipeError:
-        # what is left unwritten goes nowhere: Python's own flush at exit would
-        # fail on the closed pipe again
-        with suppress(OSError):
+    except OSError:
+        # a closed pipe, a full device (>/dev/full): what is left unwritten goes
+        # nowhere, and Python's own flush at exit would fail on it again. The work is
+        # done (a report is written): the output, not the engine's resources, failed.
+        with suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+        if err:
+            return  # an error line with nowhere to go: its status still holds
         raise OutputClosed from None
 
 
@@ -261,6 +276,9 @@ def _check_places(args: argparse.Namespace) -> None:
     if temp is not None:
         option = "--temp-dir" if args.temp_dir is not None else "RECONCILE_TEMP_DIR"
         refuse_inside(option, temp, folders)
+    else:
+        # the spill folder's default place, the system's temporary folder (TMPDIR)
+        refuse_inside(SYSTEM_TEMP, tempfile.gettempdir(), folders)
 
 
 def _names_readable(folders: dict[str, str | Path | None]) -> None:

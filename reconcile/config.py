@@ -119,6 +119,11 @@ _NEVER_INTO = {
 }
 
 
+# How the spill folder's default place is named where it is refused: the system's
+# temporary folder, which TMPDIR sets
+SYSTEM_TEMP = "the system's temporary folder (TMPDIR; --temp-dir chooses another)"
+
+
 def refuse_inside(option: str, path: str | Path, folders: Mapping[str, str | Path | None]) -> None:
     """Refuse a path the reconciler writes (a profile, the spill folder) inside one of
     ``folders`` (``{what: folder}``; None: none): the log set, which it never writes

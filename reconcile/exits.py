@@ -23,4 +23,5 @@ exit status:
        shows the traceback), or a Spark job that failed
   4    out of memory or spill space: set --memory-limit, --threads or --temp-dir
   130  interrupted (Ctrl-C); 143 terminated (SIGTERM), 129 hung up (SIGHUP)
-  141  the output was closed before all of it was printed (e.g. | head)"""
+  141  the output was closed before all of it was printed (e.g. | head), or could
+       not be written (> /dev/full): an audit's report is written all the same"""

@@ -6,6 +6,7 @@ called a valid log set invalid. Time zones are tests/test_time_zone.py's."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -85,3 +86,43 @@ def test_a_name_the_locale_cannot_hand_to_duckdb_is_refused(
     assert "reads file names as iso8859-1" in err and "LC_ALL=C.UTF-8" in err
     monkeypatch.setattr(sys, "getfilesystemencoding", lambda: "utf-8")
     assert main(["validate", str(logset)]) == 0
+
+
+def _shell(script: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, timeout=300, check=False, cwd=ROOT
+    )
+
+
+@pytest.mark.parametrize("redirect", [">/dev/full", ">&-"], ids=["full", "closed"])
+def test_an_output_that_cannot_be_written_is_141_with_the_report_written(
+    tmp_path: Path, redirect: str
+) -> None:
+    """> /dev/full ended in exit 4 ("out of memory or spill space", a wrong hint) and a
+    closed stdout in exit 3 (an internal error), each with the report written."""
+    out = tmp_path / "report"
+    done = _shell(f"{sys.executable} -m reconcile audit data/faults --out {out} {redirect}")
+    assert done.returncode == 141, done.stderr
+    assert (out / "findings.parquet").is_file() and (out / "report.html").is_file()
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("redirect", ["2>/dev/full", "2>&-"], ids=["full", "closed"])
+def test_an_error_with_nowhere_to_be_said_keeps_its_status(tmp_path: Path, redirect: str) -> None:
+    """A missing log set with stderr closed or full exited 1, the findings' status."""
+    done = _shell(f"{sys.executable} -m reconcile watermarks {tmp_path / 'none'} {redirect}")
+    assert done.returncode == 2
+
+
+def test_a_system_temporary_folder_inside_the_log_set_is_refused(tmp_path: Path) -> None:
+    """TMPDIR inside the log set: the spill folder was made there (425 MB written into a
+    19 MB log set at a low memory limit), where --temp-dir inside it is refused."""
+    logset = tmp_path / "logs"
+    shutil.copytree(ROOT / "data" / "example", logset)
+    (logset / "tmp").mkdir()
+    done = _reconcile(
+        "audit", str(logset), "--out", str(tmp_path / "r"), env={"TMPDIR": str(logset / "tmp")}
+    )
+    assert done.returncode == 2
+    assert "the system's temporary folder (TMPDIR" in done.stderr
+    assert not (tmp_path / "r").exists()
