@@ -539,11 +539,13 @@ def _writing(path: Path) -> Iterator[None]:
         yield
     except OSError as error:
         reason = error.strerror or str(error)
-        if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            # a full disk, a quota, a limit on a file's size (ulimit -f): room, not usage
             raise ResourceError(
                 f"cannot write {path}: {reason}",
                 resource="disk",
-                hint=f"free some space on the disk of {path}, or write elsewhere",
+                hint=f"free some space on the disk of {path} (or raise the limit), or write"
+                " elsewhere",
             ) from error
         where = f" ({error.filename})" if error.filename else ""
         raise UsageError(f"cannot write {path}: {reason}{where}") from error

@@ -126,3 +126,13 @@ def test_a_system_temporary_folder_inside_the_log_set_is_refused(tmp_path: Path)
     assert done.returncode == 2
     assert "the system's temporary folder (TMPDIR" in done.stderr
     assert not (tmp_path / "r").exists()
+
+
+def test_a_limit_on_a_files_size_is_out_of_room_not_a_usage_error(tmp_path: Path) -> None:
+    """ulimit -f under the report's size: "cannot write ...: File too large" was exit 2
+    (usage), where a full disk is 4; nothing is left behind either way."""
+    out = tmp_path / "report"
+    script = f"ulimit -f 100; exec {sys.executable} -m reconcile audit data/faults --out {out}"
+    done = _shell(script)
+    assert done.returncode == 4, done.stderr
+    assert "File too large" in done.stderr and not out.exists()
