@@ -24,9 +24,10 @@ HOLDERS = 5  # limiting partitions named per frontier
 
 # what could end a cell, open a link, an emphasis, a code span or HTML, or name an
 # entity: each backslash-escaped (CommonMark takes the escape of any ASCII punctuation)
-_ACTIVE = re.compile(r"([\\`*_\[\]<>|&!~#:/])")
-# a GFM renderer (GitHub's) makes a link of a bare URL or www. name: the escaped ":"
-# and "/" break the first, an escaped "." the second
+_ACTIVE = re.compile(r"([\\`*_\[\]<>|&!~#])")
+# a GFM renderer (GitHub's) makes a link of a bare URL or www. name: the URL's "://"
+# escaped breaks the first, an escaped "." the second (a time's colons stay as they are)
+_URL = re.compile(r"://")
 _WWW = re.compile(r"(?i)\b(www)\.")
 
 
@@ -36,7 +37,8 @@ def cell(value: object) -> str:
     if value is None:
         return ""
     text = for_terminal(inline(value))
-    return _WWW.sub(r"\1\\.", _ACTIVE.sub(r"\\\1", text))
+    escaped = _ACTIVE.sub(r"\\\1", text)
+    return _WWW.sub(r"\1\\.", _URL.sub(r"\\:\\/\\/", escaped))
 
 
 def code(value: object) -> str:
