@@ -16,6 +16,10 @@ import pytest
 from reconcile.cli import main
 from tests.logsets import checkpoint, receipt, write_logset
 
+# a process of its own per case, seconds each: outside the fast tier, as tests that start
+# processes are
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

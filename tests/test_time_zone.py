@@ -22,6 +22,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+# a process of its own per case, seconds each: outside the fast tier, as tests that start
+# processes are
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 FAULTS = ROOT / "data" / "faults"
 ZONES = ("Asia/Tokyo", "America/New_York")
