@@ -39,7 +39,7 @@ def _fresh(name: str, as_of: str | None) -> dict[str, pl.DataFrame]:
         return _results(analysis)
 
 
-@pytest.mark.parametrize("name", fast_tier(["faults", "timestamps"], keep=["faults"]))
+@pytest.mark.parametrize("name", fast_tier(["faults", "timestamps"], keep=[]))
 def test_three_analyses_side_by_side_equal_three_fresh_ones(name: str) -> None:
     with open_logset(DATA / name) as logset:
         if name == "timestamps":

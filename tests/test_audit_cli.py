@@ -121,6 +121,7 @@ def test_invalid_input_exits_2_writes_nothing_and_keeps_the_earlier_report(
     assert not fresh.exists()
 
 
+@pytest.mark.slow
 def test_interrupted_write_keeps_the_earlier_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -57,7 +57,7 @@ def check(path: Path) -> None:
     "fault",
     fast_tier(
         sorted(FAULTS),
-        keep=["token_watermark", "past_failed_event", "stale_owner", "late_insert", "observed_max"],
+        keep=["token_watermark", "stale_owner", "late_insert"],
     ),
 )
 def test_each_fault_mode_is_found_exactly(tmp_path: Path, fault: str) -> None:

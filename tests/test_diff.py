@@ -39,6 +39,7 @@ def diff(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
     return code, captured.out, captured.err
 
 
+@pytest.mark.slow
 def test_a_report_against_itself_changes_nothing(
     reports: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -107,6 +107,7 @@ def test_the_readme_s_synopsis_names_every_option(command: str) -> None:
     assert not missing, f"README's reconcile {command} lacks {sorted(missing)}"
 
 
+@pytest.mark.slow
 def test_nothing_points_outside_the_repository() -> None:
     for folder in ("reconcile", "schemas", "tests", "docs", "data", "notebooks", "bench"):
         for path in (ROOT / folder).rglob("*"):

@@ -57,8 +57,8 @@ def _split(source: Path, target: Path, names: list[str]) -> None:
     "names",
     [
         ["a.parquet", "[ab].parquet"],
-        ["a.parquet", "b.parquet", "*.parquet"],
-        ["a.parquet", "?.parquet"],
+        pytest.param(["a.parquet", "b.parquet", "*.parquet"], marks=pytest.mark.slow),
+        pytest.param(["a.parquet", "?.parquet"], marks=pytest.mark.slow),
         ["x/a.parquet", "[x]/b.parquet", "x*/c.parquet"],
     ],
     ids=["brackets", "star", "question-mark", "folders"],
@@ -71,6 +71,7 @@ def test_each_file_is_read_as_itself(tmp_path: Path, names: list[str]) -> None:
         assert got[table].equals(frame), table
 
 
+@pytest.mark.slow
 def test_a_log_set_folder_named_as_a_pattern(tmp_path: Path) -> None:
     """``run[1]`` beside ``run1``, another log set: the pattern matched ``run1``."""
     shutil.copytree(DATA / "stuck", tmp_path / "run[1]")
@@ -145,6 +146,7 @@ def test_a_name_holding_a_backslash_is_refused_by_discovery(tmp_path: Path) -> N
         connect([sneaky])
 
 
+@pytest.mark.slow
 def test_reports_in_folders_named_as_patterns_are_diffed_as_themselves(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

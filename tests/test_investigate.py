@@ -174,6 +174,7 @@ def test_a_name_the_log_set_does_not_hold_is_refused() -> None:
 
 
 @pytest.mark.parametrize("t", [1_767_225_900, 1_767_225_900_000, 1.5, True, None])
+@pytest.mark.slow
 def test_longest_hold_refuses_a_number_for_t(t: object) -> None:
     """Epoch seconds, milliseconds, a float, True: each gave another stretch of 0.0
     minutes, without error; None a raw TypeError."""

@@ -130,6 +130,7 @@ def test_one_analysis_shared_by_threads() -> None:
         assert frame.equals(want[index % 3])
 
 
+@pytest.mark.slow
 def test_history_of_one_partition_per_thread() -> None:
     """history(partitions) selects, then reads: two threads' selections interleaved
     and one got another's partition."""

@@ -103,6 +103,7 @@ def _shape(spec: TableSpec) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 def test_suggest_finds_the_mapping_but_for_value_maps(
     tmp_path: Path, twin_audit: dict[str, pl.DataFrame]
 ) -> None:
@@ -723,6 +724,7 @@ def test_a_mapped_column_of_the_wrong_type(tmp_path: Path) -> None:
     assert problem.files == ("cp/a.csv", "cp/b.csv")
 
 
+@pytest.mark.slow
 def test_the_input_is_left_as_it_was(tmp_path: Path) -> None:
     logs = tmp_path / "foreign"
     shutil.copytree(DATA / "foreign", logs)

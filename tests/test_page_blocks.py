@@ -15,6 +15,7 @@ import pytest
 
 from reconcile import Analysis, open_logset
 from reconcile.engine import watermarks
+from tests.conftest import fast_tier
 from tests.logsets import checkpoint, page, receipt, write_logset
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -83,7 +84,7 @@ def _last_events(receipts: pl.DataFrame, as_of: datetime) -> pl.DataFrame:
     )
 
 
-@pytest.mark.parametrize("tenth", [1, 2, 3, 4, 5, 6])
+@pytest.mark.parametrize("tenth", fast_tier([1, 2, 3, 4, 5, 6], keep=[1, 6]))
 def test_incomplete_pages_block_after_their_last_event(tenth: int) -> None:
     """data/timestamps, at points in its run where pages are incomplete: positions are
     times there, and 1,588 of them are shared by two events or more of a partition.

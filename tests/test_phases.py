@@ -201,7 +201,7 @@ def _sorted_timelines(result: AuditResult) -> AuditResult:
     return dataclasses.replace(result, timelines=frame)
 
 
-@pytest.mark.parametrize("name", fast_tier(BUNDLED, keep=["faults"]))
+@pytest.mark.parametrize("name", fast_tier(BUNDLED, keep=[]))
 def test_the_audit_in_phases_is_the_audit(tmp_path: Path, name: str) -> None:
     with open_logset(DATA / name) as logset:
         whole = audit(logset)
@@ -231,6 +231,7 @@ def test_the_audit_in_phases_on_simulated_log_sets(tmp_path: Path, options: SimO
     assert whole.findings.height and whole.timelines.height
 
 
+@pytest.mark.slow
 def test_the_scope_phase_never_reads_the_receipts() -> None:
     """The scope's phase reads no receipts: given the partition phase it audits as
     the whole log set does; without one of its tables (the pages' blocks step by

@@ -214,6 +214,7 @@ def _inputs(analysis: Analysis) -> dict[str, pl.DataFrame]:
     return {"rc_selected": partitions, "rc_asked_points": points}
 
 
+@pytest.mark.slow
 def test_each_step_alone_gives_its_declared_table(analysed: tuple[LogSet, Analysis]) -> None:
     """Each step run with only its declared reads (faults: and each read is needed)
     produces its declared columns; the replay gives what the analysis gives."""

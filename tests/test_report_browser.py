@@ -40,6 +40,7 @@ def faults_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out / "report.html"
 
 
+@pytest.mark.slow
 def test_filters_and_search_leave_the_rows_asked_for(faults_report: Path) -> None:
     with browser_page() as page:
         page.open(faults_report)

@@ -297,6 +297,7 @@ def _singer_state(value: int) -> dict[str, Any]:
         pytest.param(_singer_state(3), marks=pytest.mark.slow),
     ],
 )  # fmt: skip
+@pytest.mark.slow
 def test_meltanos_stored_state_is_the_last_write(tmp_path: Path, stored: dict[str, Any]) -> None:
     """Meltano's stored state (``meltano state get``'s output, a state backend's file
     with completed and partial states, or a bare Singer state) is the state the next

@@ -67,6 +67,7 @@ def test_the_commands_load_the_simulator_only_to_simulate() -> None:
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
+@pytest.mark.slow
 def test_lookups_as_functions_load_no_pandas() -> None:
     """Lookups are Python functions over Arrow arrays (reconcile/engine/lookups.py).
     Their answers are built on NumPy's buffers: the first ``pa.array`` of a NumPy

@@ -316,17 +316,25 @@ def test_missing_checkpoints_table(tmp_path: Path, capsys: pytest.CaptureFixture
     ("table_name", "column", "value", "check"),
     [
         ("checkpoints", "owner_epoch", -1, "greater_than_or_equal_to"),
-        ("receipts", "owner_epoch", -3, "greater_than_or_equal_to"),
-        ("checkpoints", "expected_generation", -1, "greater_than_or_equal_to"),
-        ("pages", "page_seq", -1, "greater_than_or_equal_to"),
+        pytest.param(
+            "receipts", "owner_epoch", -3, "greater_than_or_equal_to", marks=pytest.mark.slow
+        ),
+        pytest.param(
+            "checkpoints",
+            "expected_generation",
+            -1,
+            "greater_than_or_equal_to",
+            marks=pytest.mark.slow,
+        ),
+        pytest.param("pages", "page_seq", -1, "greater_than_or_equal_to", marks=pytest.mark.slow),
         ("epochs", "epoch", 0, "greater_than_or_equal_to"),
-        ("published", "epoch", 0, "greater_than_or_equal_to"),
+        pytest.param("published", "epoch", 0, "greater_than_or_equal_to", marks=pytest.mark.slow),
         ("checkpoints", "cas_result", "maybe", "isin"),
-        ("scopes", "domain", "continuous", "isin"),
+        pytest.param("scopes", "domain", "continuous", "isin", marks=pytest.mark.slow),
         ("members", "role", "observer", "isin"),
-        ("published", "kind", "matrix", "isin"),
+        pytest.param("published", "kind", "matrix", "isin", marks=pytest.mark.slow),
         ("snapshot", "eligible", None, "not_nullable"),
-        ("pages", "fetched_at", None, "not_nullable"),
+        pytest.param("pages", "fetched_at", None, "not_nullable", marks=pytest.mark.slow),
     ],
 )
 def test_row_rules(

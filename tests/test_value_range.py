@@ -312,6 +312,7 @@ def test_a_hive_key_time_is_bounded_as_its_column_is(
 @pytest.mark.parametrize(
     "as_of", ["2300-01-01", "0001-01-01", "infinity", "1677-12-01", "2261-12-31"]
 )
+@pytest.mark.slow
 def test_as_of_outside_the_engines_times_is_a_usage_error(
     as_of: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

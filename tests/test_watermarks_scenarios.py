@@ -521,6 +521,7 @@ def test_history_of_the_mutable_membership_case(tmp_path: Path) -> None:
             None,
             [(None, 0), (1, 10), (20, 1)],
             id="unstable",
+            marks=pytest.mark.slow,
         ),
         pytest.param(
             1,
@@ -528,6 +529,7 @@ def test_history_of_the_mutable_membership_case(tmp_path: Path) -> None:
             30,
             [(None, 0), (1, 10), (20, 1), (30, 10)],
             id="visible-later-then-received",
+            marks=pytest.mark.slow,
         ),
     ],
 )
