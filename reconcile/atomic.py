@@ -7,15 +7,22 @@ the target is absent; else one atomic exchange of the two names (Linux
 one was, for the caller to remove. Where the file system cannot exchange names, the
 earlier folder is moved aside first (to ``aside``) and the new one moved in: a run
 killed between those two renames leaves the target absent for that instant, and the
-caller's next run puts it back (``aside`` is named so that it can be found).
+caller's next run puts it back (``aside`` is named so that it can be found). The new
+folder takes the earlier one's permissions, as a folder written in place would keep
+them.
+
+A mount point cannot be replaced by a rename; :func:`is_mount_point` lets a caller
+refuse one before any work is done.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import os
 import shutil
+import stat
 import sys
 from pathlib import Path
 
@@ -42,12 +49,21 @@ def exchange(a: Path, b: Path) -> bool:
     raise OSError(code, os.strerror(code), str(a))
 
 
+def is_mount_point(path: Path) -> bool:
+    """Whether ``path`` is a folder on which a file system is mounted (a rename
+    cannot replace it)."""
+    return os.path.isdir(path) and os.path.ismount(path)
+
+
 def swap_in(new: Path, target: Path, aside: Path) -> None:
     """Put the folder ``new`` at ``target`` (see the module); afterwards ``new`` holds
     the earlier target (or nothing) and is the caller's to remove."""
     if not os.path.lexists(target):
         new.rename(target)
-    elif not exchange(new, target):
+        return
+    with contextlib.suppress(OSError):
+        os.chmod(new, stat.S_IMODE(os.stat(target).st_mode))
+    if not exchange(new, target):
         target.rename(aside)
         new.rename(target)
         shutil.rmtree(aside, ignore_errors=True)

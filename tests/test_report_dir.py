@@ -142,6 +142,41 @@ def test_an_out_that_cannot_be_written_fails_before_the_audit(
     assert "--profile" in err
 
 
+def test_an_out_that_is_a_mount_point_fails_before_the_audit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rename cannot replace a mount point: refused before the audit, not after it."""
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the audit ran")
+
+    monkeypatch.setattr("reconcile.commands.audit", never)
+    mounted = tmp_path / "mounted"
+    mounted.mkdir()
+    real = os.path.ismount
+    monkeypatch.setattr(os.path, "ismount", lambda p: os.fspath(p) == str(mounted) or real(p))
+    code, _, err = run(capsys, "audit", str(DATA / "clean"), "--out", str(mounted))
+    assert code == EXIT_INVALID
+    assert "is a mount point" in err and "choose a folder inside it" in err
+    code, _, err = run(capsys, "simulate", str(mounted), "--force")  # an empty folder
+    assert code == EXIT_INVALID
+    assert "is a mount point" in err
+    assert list(mounted.iterdir()) == []
+
+
+def test_a_replaced_report_keeps_its_folders_permissions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report"
+    out.mkdir(mode=0o750)
+    out.chmod(0o750)  # whatever the umask
+    assert run(capsys, "audit", str(DATA / "clean"), "--out", str(out))[0] == 0
+    assert out.stat().st_mode & 0o7777 == 0o750
+    out.chmod(0o705)
+    assert run(capsys, "audit", str(DATA / "clean"), "--out", str(out))[0] == 0
+    assert out.stat().st_mode & 0o7777 == 0o705
+
+
 @pytest.mark.slow
 def test_profile_replaces_only_a_profile(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

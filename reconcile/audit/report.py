@@ -35,7 +35,7 @@ from typing import Any
 
 import polars as pl
 
-from reconcile.atomic import swap_in
+from reconcile.atomic import is_mount_point, swap_in
 from reconcile.audit import AuditResult
 from reconcile.engine.steps.rules import PARTITION_RULES, REPORT_NEEDS, SCOPE_RULES
 from reconcile.errors import UsageError
@@ -147,6 +147,11 @@ def check_target(out: Path, logset: str | Path | None = None) -> None:
         raise UsageError(
             f"{out} exists and is not a reconcile report ({why}): choose another --out"
             " (an existing report there would be replaced; anything else is left alone)"
+        )
+    if is_mount_point(target):
+        raise UsageError(
+            f"--out {out} is a mount point: the report replaces its folder in one step,"
+            " which cannot be done to a mount point; choose a folder inside it"
         )
     writable_folder(target.parent, f"cannot write {out}")
 

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from reconcile.atomic import swap_in
+from reconcile.atomic import is_mount_point, swap_in
 from reconcile.errors import UsageError
 from reconcile.mapping.spec import MAPPING_FILE
 from reconcile.simulate.faults import SimulationError, iso
@@ -209,6 +209,11 @@ def simulate(
             raise UsageError(
                 f"{target} exists and is not a log set written by reconcile simulate ({why}):"
                 " --force replaces only those; choose another OUT"
+            )
+        if is_mount_point(target):
+            raise UsageError(
+                f"{target} is a mount point: the log set replaces its folder in one step,"
+                " which cannot be done to a mount point; choose a folder inside it"
             )
     target = target.absolute()
     target.parent.mkdir(parents=True, exist_ok=True)
