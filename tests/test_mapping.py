@@ -394,7 +394,8 @@ def test_jsonl_text_is_read_as_written(tmp_path: Path) -> None:
     (logs / "r.jsonl").write_text("\n".join(json.dumps(r) for r in lines) + "\n")
     write_logset(logs, {"checkpoints": [checkpoint(written=5)]})
     (logs / "reconcile.toml").write_text('[receipts]\nfiles = "r.jsonl"\n')
-    assert validate_logset(logs, mapping="auto").ok
+    report = validate_logset(logs, mapping="auto")
+    assert report.ok, report.problems
     with open_logset(logs, mapping="auto") as logset:
         rows = logset.con.sql(
             "SELECT event_id, attempt_id, epoch_ns(recorded_at) % 10 FROM receipts ORDER BY __row"
@@ -435,7 +436,8 @@ def test_json_times_in_another_format_are_read_by_the_mappings_format(
     fields = [{"ts": "01-02-2026 00:00:05"}, {"ts": "01-02-2026 00:00:06"}]
     given = '[receipts.columns]\nrecorded_at = { column = "ts", timestamp = "%m-%d-%Y %H:%M:%S" }\n'
     logs = _jsonl_receipts(tmp_path / "given", fields, given)
-    assert validate_logset(logs, mapping="auto").ok
+    report = validate_logset(logs, mapping="auto")
+    assert report.ok, report.problems
     jan2 = S5 + 86_400 * 10**9
     assert [ns for _, ns in _recorded(logs)] == [jan2, jan2 + 10**9]
     plain = _jsonl_receipts(tmp_path / "plain", fields, '[receipts.columns]\nrecorded_at = "ts"\n')
@@ -453,7 +455,8 @@ def test_an_unrelated_field_costs_no_nanoseconds(tmp_path: Path) -> None:
         {"ts": "2026-01-01T00:00:05.000000007Z", "note": "02-01-2026 10:00:00"},
     ]
     logs = _jsonl_receipts(tmp_path, fields, '[receipts.columns]\nrecorded_at = "ts"\n')
-    assert validate_logset(logs, mapping="auto").ok
+    report = validate_logset(logs, mapping="auto")
+    assert report.ok, report.problems
     assert [ns for _, ns in _recorded(logs)] == [S5 + 7] * 2
 
 
@@ -487,7 +490,8 @@ def test_json_uuids_and_nested_times_keep_duckdbs_types(tmp_path: Path) -> None:
         '[receipts.columns]\nrecorded_at = { sql = "meta.at" }\n'
     )
     logs = _jsonl_receipts(tmp_path, fields, mapping)
-    assert validate_logset(logs, mapping="auto").ok
+    report = validate_logset(logs, mapping="auto")
+    assert report.ok, report.problems
     assert _recorded(logs) == [("e1", S5)]
 
 
@@ -504,7 +508,8 @@ def test_json_nested_times_beside_a_top_level_one(tmp_path: Path, at: str, nanos
     fields = [{"ts": "2026-01-01T00:00:05.000000007Z", "meta": {"at": at}}] * 2
     mapping = '[receipts.columns]\nrecorded_at = "ts"\n'
     logs = _jsonl_receipts(tmp_path, fields, mapping)
-    assert validate_logset(logs, mapping="auto").ok
+    report = validate_logset(logs, mapping="auto")
+    assert report.ok, report.problems
     assert [ns for _, ns in _recorded(logs)] == [S5 + nanos] * 2
 
 
@@ -614,6 +619,32 @@ def test_a_column_name_twice_in_a_file_is_refused(tmp_path: Path, other: str) ->
         (logs / "reconcile.toml").write_text(MAPPING.replace("cp/*.csv", "cp/*.parquet"))
         with pytest.raises(MappingError, match=r"file cp/c\.parquet has columns 'CAS' and 'cas'"):
             validate_logset(logs, mapping="auto")
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ('{"cas": "N", ', "column 'cas' twice"),  # the object's own key again
+        ('{"CAS": "Y", ', "columns 'CAS' and 'cas'"),
+    ],
+)
+def test_a_key_twice_in_a_json_lines_file_is_refused(tmp_path: Path, line: str, said: str) -> None:
+    """JSON Lines alike: one object (the last of its file, past any sample) holding
+    ``cas`` twice, or ``CAS`` beside ``cas``; DuckDB reads one of the two values."""
+    logs = _csv_logset(tmp_path, _cp_rows(5))
+    (logs / "reconcile.toml").write_text(MAPPING.replace("cp/*.csv", "cp/*.jsonl"))
+    for name in ("a", "b"):
+        frame = pl.read_csv(logs / "cp" / f"{name}.csv")
+        (logs / "cp" / f"{name}.csv").unlink()
+        lines = [json.dumps(row) for row in frame.to_dicts()]
+        if name == "b":
+            lines[-1] = line + lines[-1][1:]
+        (logs / "cp" / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.raises(MappingError, match=f"file cp/b.jsonl has {said}"):
+        validate_logset(logs, mapping="auto")
+    (logs / "cp" / "b.jsonl").write_text((logs / "cp" / "b.jsonl").read_text().replace(line, "{"))
+    report = validate_logset(logs, mapping="auto")
+    assert report.ok, report.problems
 
 
 @pytest.mark.parametrize("written", ["1767225600000000001.0", "1.767225600000000001e18"])
