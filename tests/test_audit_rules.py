@@ -631,3 +631,25 @@ def test_ordering_mutated_names_no_time_for_a_snapshot_row_there_from_the_start(
     sightings = dict(zip(evidence["positions"], evidence["first_seen"], strict=True))
     assert sightings[1] is None
     assert sightings[4] is not None and not sightings[4].startswith("1678")
+
+
+def test_an_unknown_cutover_endpoint_is_said_unknown_in_the_evidence(tmp_path: Path) -> None:
+    """B joins at epoch 2, whose cutover has no endpoint: the evidence says so rather
+    than calling it inclusive."""
+    tables = _epochs(40, 41)
+    tables["epochs"][1]["cutover_inclusive"] = None
+    (row,) = found(tmp_path, tables, "unproven_membership")
+    evidence = json.loads(row["evidence"])
+    assert evidence["cutover_unknown"] is True
+    assert evidence["cutover_inclusive"] is None
+    (twin,) = found(tmp_path / "twin", _epochs(40, 45), "unproven_membership")
+    assert json.loads(twin["evidence"])["cutover_inclusive"] is True
+
+
+def test_a_null_epoch_publication_is_epoch_1_in_both_published_rules(tmp_path: Path) -> None:
+    """A scope without epochs: a publication with a null epoch is its epoch 1 in
+    published_regressed, and in published_overclaim alike."""
+    (over,) = found(tmp_path / "over", _published(50), "published_overclaim")
+    (regressed,) = found(tmp_path / "back", _published(40, 30), "published_regressed")
+    assert over["epoch"] == regressed["epoch"] == 1
+    assert json.loads(over["evidence"])["published_epoch"] is None  # as published

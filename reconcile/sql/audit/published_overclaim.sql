@@ -44,7 +44,10 @@ judged AS (
 )
 SELECT
     'published_overclaim' AS rule, 'critical' AS severity,
-    scope_id, NULL::VARCHAR AS partition_id, any_value(epoch) AS epoch, published_at AS at,
+    scope_id, NULL::VARCHAR AS partition_id,
+    -- a null epoch of a scope without epochs is its epoch 1, as published_regressed has it
+    coalesce(any_value(epoch), CASE WHEN NOT any_value(has_epochs) THEN 1 END) AS epoch,
+    published_at AS at,
     NULL::VARCHAR AS event_id, NULL::VARCHAR AS attempt_id, NULL::BIGINT AS generation, NULL::VARCHAR AS page_id,
     'published ' || coalesce(CAST(any_value(frontier) AS VARCHAR), '+inf') || ': '
         || any_value(why) AS message,

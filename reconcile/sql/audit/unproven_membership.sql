@@ -9,7 +9,7 @@ SELECT
         || CASE c.change WHEN 'join' THEN 'coverage proof' ELSE 'seal' END
         || ' against the cutover' AS message,
     to_json({'change': c.change, 'cutover_through': c.cutover.v,
-             'cutover_inclusive': c.cutover.i = 1, 'cutover_unknown': c.cutover_unknown})
+             'cutover_inclusive': CASE WHEN NOT c.cutover_unknown THEN c.cutover.i = 1 END, 'cutover_unknown': c.cutover_unknown})
         AS evidence
 FROM rc_changes AS c
 JOIN rc_epochs AS e ON e.scope_id = c.scope_id AND e.epoch = c.epoch
