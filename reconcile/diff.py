@@ -24,7 +24,7 @@ import polars as pl
 from reconcile.audit.findings import FINDING_SCHEMA, SEVERITY
 from reconcile.catalog import at_or_above
 from reconcile.errors import InputError
-from reconcile.render.findings_json import INSTANT, key_json
+from reconcile.render.findings_json import at_text, key_json
 from reconcile.render.values import times_as_text
 
 GENERATOR = "reconcile audit"
@@ -132,7 +132,7 @@ class Diff:
 
 
 def _keyed(findings: pl.DataFrame) -> pl.DataFrame:
-    framed = findings.with_columns(pl.col("at").dt.to_string(INSTANT).alias("at_text"))
+    framed = findings.with_columns(at_text(findings))
     return framed.with_columns(
         pl.concat_str(pl.col("rule"), pl.lit(" "), key_json()).alias("_key")
     ).drop("at_text")

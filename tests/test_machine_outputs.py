@@ -142,12 +142,12 @@ def test_junit_never_passes_a_rule_that_had_no_events_to_check(tmp_path: Path) -
     why = {
         c.name: c.result[0].message for c in suite if any(isinstance(r, Skipped) for r in c.result)
     }
-    assert why["skipped_event"] == "not applicable: the log set has no receipts or snapshot"
     assert (
-        why["ordering_mutated"]
-        == why["replayed_events"]
-        == ("not applicable: the log set has no receipts")
+        why["skipped_event"]
+        == why["ordering_mutated"]
+        == "not applicable: the log set has no receipts or snapshot"
     )
+    assert why["replayed_events"] == "not applicable: the log set has no receipts"
     # with receipts they apply, and pass
     with_receipts = tmp_path / "with"
     shutil.copytree(logset, with_receipts)
@@ -156,6 +156,16 @@ def test_junit_never_passes_a_rule_that_had_no_events_to_check(tmp_path: Path) -
     suite = next(iter(JUnitXml.fromfile(str(tmp_path / "report2" / "junit.xml"))))
     passed = {c.name for c in suite if c.is_passed}
     assert {"skipped_event", "ordering_mutated", "replayed_events"} <= passed
+    # a snapshot alone names events, and lists one at two positions: the rule applies
+    snapshot_only = tmp_path / "snapshot-only"
+    shutil.copytree(logset, snapshot_only)
+    for name in ("snapshot", "snapshot_bounds"):
+        shutil.copy(DATA / "example" / f"{name}.parquet", snapshot_only / f"{name}.parquet")
+    main(["audit", str(snapshot_only), "--out", str(tmp_path / "report3")])
+    suite = next(iter(JUnitXml.fromfile(str(tmp_path / "report3" / "junit.xml"))))
+    cases = {c.name: c for c in suite}
+    assert cases["ordering_mutated"].is_passed
+    assert not cases["replayed_events"].is_passed
 
 
 def _render(markdown: str) -> str:
@@ -261,3 +271,22 @@ def test_severity_is_ordered_in_frames_and_files(faults: Path) -> None:
     shuffled = table.sample(fraction=1.0, shuffle=True, seed=1)
     order = shuffled.sort("severity")["severity"].unique(maintain_order=True).to_list()
     assert order == ["critical", "error", "warning", "info"]
+
+
+def test_findings_json_writes_times_as_summary_json_does(tmp_path: Path) -> None:
+    """Six digits where there are microseconds, in every JSON output: a finding's
+    ``at`` at 01.410 s is ``01.410000Z`` as in ``as_of``, so that its key compares as
+    text with another tool's (here the log set's own truth.json)."""
+    out = tmp_path / "report"
+    assert main(["audit", str(DATA / "foreign"), "--mapping", "auto", "--out", str(out)]) == 1
+    written = json.loads((out / "findings.json").read_text())
+    truth = json.loads((DATA / "foreign" / "truth.json").read_text())["findings"]
+    timed = [f for f in truth if "at" in f]
+    assert timed and all(f["at"].endswith("000Z") for f in timed)  # milliseconds
+    keys = {
+        json.dumps({"rule": f["rule"], **f["key"]}, sort_keys=True) for f in written["findings"]
+    }
+    for finding in timed:
+        expected = {k: v for k, v in finding.items() if k != "severity"}
+        assert json.dumps(expected, sort_keys=True) in keys, (finding, sorted(keys))
+    assert all(len(f["at"]) == len("2026-01-01T00:00:01.410000Z") for f in written["findings"])

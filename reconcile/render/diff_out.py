@@ -8,10 +8,9 @@ from typing import Any
 import polars as pl
 
 from reconcile.diff import Diff
-from reconcile.render.findings_json import INSTANT
 from reconcile.render.safe import for_json, for_terminal, inline
 from reconcile.render.summary_md import cell, code
-from reconcile.render.values import times_as_text
+from reconcile.render.values import time_text, times_as_text
 
 SHOWN = 20  # findings listed per kind (new, resolved) in text and Markdown
 
@@ -132,7 +131,7 @@ def render_diff_markdown(result: Diff, fail_on: str) -> str:
 
 def _rows(frame: pl.DataFrame) -> list[dict[str, Any]]:
     if "at" in frame.columns:
-        frame = frame.with_columns(pl.col("at").dt.to_string(INSTANT))
+        frame = frame.with_columns(time_text(pl.col("at"), frame.schema["at"]))
     if "severity" in frame.columns:
         frame = frame.with_columns(pl.col("severity").cast(pl.String))
     rows = frame.to_dicts()

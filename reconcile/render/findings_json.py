@@ -20,11 +20,10 @@ import polars as pl
 
 from reconcile.audit.findings import FINDING_SCHEMA
 from reconcile.catalog import DOCS, RULES, SEVERITIES, at_or_above, key_fields
+from reconcile.render.values import time_text
 
 FORMAT = "reconcile.findings/1"
 SCHEMA_FILE = "findings.schema.json"
-# a finding's instant: ISO 8601 in UTC, to the nanosecond the engine keeps
-INSTANT = "%Y-%m-%dT%H:%M:%S%.fZ"
 
 # every column of a finding but its evidence, which is written as an object
 SCALARS = tuple(c for c in FINDING_SCHEMA if c != "evidence")
@@ -37,9 +36,16 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
+def at_text(findings: pl.DataFrame) -> pl.Expr:
+    """A finding's instant as text, the column ``at_text``: ISO 8601 in UTC, with six
+    digits where there are microseconds and nine where there are nanoseconds, as every
+    JSON output writes times (:func:`~reconcile.render.values.time_text`)."""
+    return time_text(pl.col("at"), findings.schema["at"]).alias("at_text")
+
+
 def key_json() -> pl.Expr:
     """Each finding's key as a JSON object (text): its rule's key fields, by rule;
-    ``at`` read from the column ``at_text`` (the instant as :data:`INSTANT` writes
+    ``at`` read from the column ``at_text`` (the instant as :func:`at_text` writes
     it). Two findings are the same finding when their rules and keys are equal."""
     key = pl.lit(None, dtype=pl.String)
     for rule in RULES:
@@ -60,7 +66,7 @@ def finding_lines(findings: pl.DataFrame, fail_on: str) -> pl.Series:
         return pl.Series("line", [], dtype=pl.String)
     framed = findings.with_columns(
         pl.col("severity").cast(pl.String),
-        pl.col("at").dt.to_string(INSTANT).alias("at_text"),
+        at_text(findings),
     )
     failing = pl.col("severity").is_in(list(at_or_above(fail_on)))
     scalars = [pl.col("at_text").alias("at") if c == "at" else pl.col(c) for c in SCALARS]

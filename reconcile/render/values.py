@@ -51,7 +51,7 @@ def _has_time(dtype: PolarsDataType) -> bool:
     return False
 
 
-def _time_text(expr: pl.Expr, dtype: PolarsDataType, sep: str, utc: str = "") -> pl.Expr:
+def time_text(expr: pl.Expr, dtype: PolarsDataType, sep: str = "T", utc: str = "Z") -> pl.Expr:
     """``expr`` (of ``dtype``) with every time in it, however deep in lists and
     structs, as text to the nanosecond: ``datetime.isoformat``'s form (seconds, with
     six digits where there are microseconds), nine digits where there are
@@ -69,10 +69,10 @@ def _time_text(expr: pl.Expr, dtype: PolarsDataType, sep: str, utc: str = "") ->
             .otherwise(expr.dt.to_string(whole + "%.9f" + zone))
         )
     if isinstance(dtype, pl.List) and _has_time(dtype.inner):
-        return expr.list.eval(_time_text(pl.element(), dtype.inner, sep, utc))
+        return expr.list.eval(time_text(pl.element(), dtype.inner, sep, utc))
     if isinstance(dtype, pl.Struct) and _has_time(dtype):
         fields = [
-            _time_text(expr.struct.field(f.name), f.dtype, sep, utc).alias(f.name)
+            time_text(expr.struct.field(f.name), f.dtype, sep, utc).alias(f.name)
             for f in dtype.fields
         ]
         return pl.when(expr.is_null()).then(None).otherwise(pl.struct(fields))
@@ -80,12 +80,12 @@ def _time_text(expr: pl.Expr, dtype: PolarsDataType, sep: str, utc: str = "") ->
 
 
 def times_as_text(frame: pl.DataFrame, sep: str = "T", utc: str = "") -> pl.DataFrame:
-    """``frame`` with its times as exact text (:func:`_time_text`): what leaves for
+    """``frame`` with its times as exact text (:func:`time_text`): what leaves for
     JSON or a terminal, where a Python datetime would cut nanoseconds off. JSON gives
     ``utc="Z"``: a time without a zone is read as local time by many a reader (a
     JavaScript ``Date`` among them), and the engine's times are UTC."""
     return frame.with_columns(
-        _time_text(pl.col(name), dtype, sep, utc).alias(name)
+        time_text(pl.col(name), dtype, sep, utc).alias(name)
         for name, dtype in frame.schema.items()
         if _has_time(dtype)
     )

@@ -145,10 +145,11 @@ SCOPE_RULES = (
 # log set cannot give it, never passes it): alternatives, each a set of contract
 # tables all present. By default its step's ``needs``. These rules' steps run on any
 # log set (without these tables their product is empty), so it is said here: events
-# are named by receipts or the snapshot, and only receipts replay or move them.
+# are named, and moved (an event the snapshot lists at two positions is mutated,
+# docs/contract.md §8), by receipts or the snapshot; only receipts replay them.
 REPORT_NEEDS: dict[str, tuple[tuple[str, ...], ...]] = {
     "skipped_event": (("receipts",), ("snapshot",)),
-    "ordering_mutated": (("receipts",),),
+    "ordering_mutated": (("receipts",), ("snapshot",)),
     "replayed_events": (("receipts",),),
 }
 
