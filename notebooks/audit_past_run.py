@@ -61,7 +61,9 @@ def _(mo):
 
 @app.cell
 def _(investigate, pl, result):
-    placed = investigate.findings_on_timeline(result.findings, result.frontier_history)
+    placed = investigate.findings_on_timeline(
+        result.findings, result.frontier_history, result.frontiers
+    )
     placed.filter(pl.col("severity") != "info").select(
         "severity",
         "rule",
@@ -84,6 +86,7 @@ def _(plots, result):
         steps=result.timelines,
         findings=result.findings,
         title="s0: frontiers, shown partitions, findings",
+        frontiers=result.frontiers,
     )
     plots.save(marked, "audit-timeline")
     marked

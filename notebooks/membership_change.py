@@ -76,7 +76,11 @@ def _(cut, pl, proven_run):
 @app.cell
 def _(history, plots, proven_run):
     before_after = plots.frontier_timeline(
-        history, "s0", proven_run.as_of, title="s0 with proofs: the frontier across the cutover"
+        history,
+        "s0",
+        proven_run.as_of,
+        title="s0 with proofs: the frontier across the cutover",
+        frontiers=proven_run.frontiers(),
     )
     plots.save(before_after, "membership-proven")
     before_after
@@ -111,13 +115,14 @@ def _(unproven_run):
 
 
 @app.cell
-def _(plots, unproven_run):
+def _(plots, unproven_now, unproven_run):
     unproven_history = unproven_run.frontier_history()
     without = plots.frontier_timeline(
         unproven_history,
         "s0",
         unproven_run.as_of,
         title="s0 without a coverage proof: no scalar after the cutover",
+        frontiers=unproven_now,
     )
     plots.save(without, "membership-unproven")
     without

@@ -166,6 +166,7 @@ def _(analysis, history, investigate, plots):
         analysis.as_of,
         steps=steps,
         title="s0: frontiers and the partitions that hold them",
+        frontiers=analysis.frontiers(),
     )
     plots.save(timeline, "stuck-timeline")
     timeline

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import Any
 
 import polars as pl
 
@@ -38,6 +39,11 @@ _WATERMARKS = (
     ("scope_id", "partition_id", "claimed_through", "claimed_inclusive", "proven_through",
      "proven_inclusive", "claim_status", "blocking_reason"),
 )  # fmt: skip
+_FRONTIERS = (
+    "frontiers",
+    "Analysis.frontiers()",
+    ("as_of", "scope_id", "basis", "kind", "frontier", "frontier_inclusive"),
+)
 _FINDINGS = (
     "findings",
     "reconcile.audit.audit(...).findings",
@@ -214,19 +220,64 @@ def lag(watermarks: pl.DataFrame, domain: str | None = None) -> pl.DataFrame:
     ).sort("scope_id", "partition_id")
 
 
-def findings_on_timeline(findings: pl.DataFrame, history: pl.DataFrame) -> pl.DataFrame:
-    """Each finding with the claimed and proven frontier in force when it happened."""
+def findings_on_timeline(
+    findings: pl.DataFrame, history: pl.DataFrame, frontiers: pl.DataFrame | None = None
+) -> pl.DataFrame:
+    """Each finding with the claimed and proven frontier in force when it happened:
+    the frontier history's value at its last evaluated instant at or before the
+    finding (§4.15).
+
+    The history is evaluated at won writes and epoch changes only, and a proven
+    frontier can fall (or rise) after the last of them; so a finding after a scope's
+    last evaluated instant gets the frontier at T (``frontiers``, the table at T) where
+    it happened at T, or where the frontier at T is the history's last value; else
+    null, for nothing says when it changed. Without ``frontiers``, null after the
+    last instant."""
     _table("findings_on_timeline", findings, _FINDINGS)
     _table("findings_on_timeline", history, _HISTORY)
+    if frontiers is not None:
+        _table("findings_on_timeline", frontiers, _FRONTIERS)
     marks = findings.filter(pl.col("at").is_not_null()).sort("scope_id", "at")
+    value = ("kind", "frontier", "frontier_inclusive")
     for basis in ("claimed", "proven"):
-        frontier = (
-            history.filter(pl.col("basis") == basis)
-            .select("scope_id", "at", pl.col("frontier").alias(f"{basis}_frontier"))
-            .sort("scope_id", "at")
+        mine = history.filter(pl.col("basis") == basis).sort("scope_id", "at")
+        name = f"{basis}_frontier"
+        last = mine.group_by("scope_id").agg(
+            pl.col("at").last().alias("_last_at"),
+            *(pl.col(c).last().alias(f"_l_{c}") for c in value),
         )
-        marks = marks.join_asof(
-            frontier, on="at", by="scope_id", strategy="backward", check_sortedness=False
+        if frontiers is not None:
+            at_t = frontiers.filter(pl.col("basis") == basis).select(
+                "scope_id",
+                pl.col("as_of").alias("_t"),
+                *(pl.col(c).alias(f"_t_{c}") for c in value),
+            )
+        else:
+            empty: dict[str, Any] = {"scope_id": pl.String, "_t": marks.schema["at"]}
+            empty |= {f"_t_{c}": mine.schema[c] for c in value}
+            at_t = pl.DataFrame(schema=empty)
+        same = pl.all_horizontal(pl.col(f"_l_{c}").eq_missing(pl.col(f"_t_{c}")) for c in value)
+        marks = (
+            marks.join_asof(
+                mine.select("scope_id", "at", pl.col("frontier").alias(name)),
+                on="at",
+                by="scope_id",
+                strategy="backward",
+                check_sortedness=False,
+            )
+            .join(last, on="scope_id", how="left")
+            .join(at_t, on="scope_id", how="left")
+            .with_columns(
+                pl.when(pl.col("at") <= pl.col("_last_at"))
+                .then(pl.col(name))
+                .when(pl.col("at") == pl.col("_t"))
+                .then(pl.col("_t_frontier"))
+                .when(same & pl.col("_t").is_not_null())
+                .then(pl.col(name))
+                .otherwise(None)
+                .alias(name)
+            )
+            .drop(c for c in [*last.columns, *at_t.columns] if c != "scope_id")
         )
     return marks.sort("at")
 
@@ -252,7 +303,9 @@ def skipped_versus_replayed(findings: pl.DataFrame) -> pl.DataFrame:
 
 
 def membership(analysis: Analysis) -> pl.DataFrame:
-    """Every membership change with the epoch where its proof stands (null: none)."""
+    """Every membership change of an epoch in force at the analysis's T, with its
+    cutover and the epoch where its proof first stands, if that epoch is in force at T
+    too (null: unproven at T, as the audit's ``unproven_membership`` says)."""
     return analysis.query("investigate/membership", reads=("rc_changes", "rc_epochs"))
 
 

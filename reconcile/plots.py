@@ -124,6 +124,30 @@ def _steps(
 MAX_PARTITIONS = 8  # partitions drawn (and named in the legend) per figure
 
 
+def _line_end(
+    rows: pl.DataFrame, scope_id: str, basis: str, frontiers: pl.DataFrame | None, end: float
+) -> tuple[float, Any]:
+    """Where a frontier's line ends (T, or its last evaluated instant), and its value at
+    T to mark where the line does not reach T (None: none to mark): see
+    :func:`frontier_timeline`."""
+    last = _seconds(rows["at"])[-1] if rows.height else None
+    if frontiers is None:
+        return (end if last is None else last), None
+    for column in ("scope_id", "basis", "kind", "frontier", "frontier_inclusive"):
+        if column not in frontiers.columns:
+            raise UsageError(
+                f"frontier_timeline: frontiers is not the frontiers table (no {column}):"
+                " give Analysis.frontiers(), the table at T"
+            )
+    now = frontiers.filter((pl.col("scope_id") == scope_id) & (pl.col("basis") == basis))
+    if now.is_empty() or last is None:
+        return end, None
+    held = rows.select("kind", "frontier", "frontier_inclusive").tail(1).rows()
+    if held == now.select("kind", "frontier", "frontier_inclusive").rows():
+        return end, None
+    return last, now["frontier"][0]
+
+
 def frontier_timeline(
     history: pl.DataFrame,
     scope_id: str,
@@ -131,6 +155,8 @@ def frontier_timeline(
     steps: pl.DataFrame | None = None,
     findings: pl.DataFrame | None = None,
     title: str | None = None,
+    *,
+    frontiers: pl.DataFrame | None = None,
 ) -> Figure:
     """The merged frontier on both bases over time, with chosen partitions' claimed
     (dashed) and proven (solid) certificates, findings as vertical marks, and grey
@@ -140,7 +166,14 @@ def frontier_timeline(
     stretch is drawn narrow and marked with its length, so that the activity around
     it stays readable. The claimed frontier (black, dashed, thin) is drawn over the
     proven one (black, solid, wider), so that both show where they are equal. The legend names
-    the frontiers and at most ``MAX_PARTITIONS`` partitions, beside the plot."""
+    the frontiers and at most ``MAX_PARTITIONS`` partitions, beside the plot.
+
+    The history holds the frontier at its evaluated instants only (won writes, epoch
+    changes), and a proven frontier can fall or rise after the last of them. So a
+    frontier's line runs on to T only where ``frontiers`` (the table at T) shows it
+    still at its last value; else the line ends at the last evaluated instant (a dot)
+    and a hollow square marks its value at T (none for a vector), or nothing at T
+    where ``frontiers`` is not given."""
     scopes = set(history["scope_id"].to_list())
     if scopes and scope_id not in scopes:
         # a typo ("S0") drew an empty chart, titled as if the scope had no history
@@ -175,11 +208,15 @@ def frontier_timeline(
                 alpha=0.7,
                 label=pid if basis == "proven" else None,
             )
+    ends = {
+        basis: _line_end(mine.filter(pl.col("basis") == basis), scope_id, basis, frontiers, end)
+        for basis in ("proven", "claimed")
+    }
     proven = mine.filter(pl.col("basis") == "proven")
     begins = [start if t is None else t for t in _seconds(proven["at"])]
     for i, row in enumerate(proven.iter_rows(named=True)):
         if row["kind"] == "vector":
-            stop = begins[i + 1] if i + 1 < len(begins) else end
+            stop = begins[i + 1] if i + 1 < len(begins) else ends["proven"][0]
             ax.axvspan(x(begins[i]), x(stop), color="#999999", alpha=0.15, linewidth=0)
     frontier_styles: tuple[tuple[str, str, float, Any, int], ...] = (
         ("proven", FRONTIER_COLOR, 3.5, "-", 3),
@@ -187,18 +224,32 @@ def frontier_timeline(
     )
     for basis, color, width, dash, z in frontier_styles:
         rows = mine.filter(pl.col("basis") == basis)
+        stop, at_t = ends[basis]
         _steps(
             ax,
             x,
             [t or start for t in _seconds(rows["at"])],
             rows["frontier"].to_list(),
-            end,
+            stop,
             color=color,
             linewidth=width,
             linestyle=dash,
             zorder=z,
             label=f"{basis} frontier",
         )
+        if stop < end and rows.height and rows["frontier"][-1] is not None:
+            ax.plot([x(stop)], [rows["frontier"][-1]], "o", color=color, markersize=4, zorder=z)
+        if stop < end and at_t is not None:
+            ax.plot(
+                [x(end)],
+                [at_t],
+                "s" if basis == "proven" else "D",
+                markerfacecolor="none",
+                color=color,
+                markersize=8 if basis == "proven" else 5,
+                zorder=z + 2,
+                label=f"{basis} frontier at T",
+            )
     if findings is not None:
         marks = findings.filter((pl.col("scope_id") == scope_id) & pl.col("at").is_not_null())
         for t, severity in zip(

@@ -1,0 +1,134 @@
+"""The notebook's views of the frontier answer at the analysis's T, never above what
+the audit proves there: a membership proof in an epoch not yet in force is no proof,
+and a proven frontier that fell after the last evaluated instant is not drawn (or
+paired with a finding) at its older, higher value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from reconcile import investigate, open_logset, plots
+from reconcile.audit import audit
+from reconcile.engine import Analysis
+from tests.logsets import at, checkpoint, page, receipt, write_logset
+
+
+def _write(partition: str, generation: int, seconds: float, watermark: int) -> dict[str, Any]:
+    return checkpoint(
+        partition, generation, watermark, written=seconds, scope="s", attempt=f"{partition}-a1"
+    )
+
+
+def _epoch(epoch: int, seconds: float, cutover: int | None) -> dict[str, Any]:
+    return {
+        "scope_id": "s",
+        "epoch": epoch,
+        "effective_at": at(seconds),
+        "cutover": cutover,
+        "cutover_inclusive": None if cutover is None else True,
+    }
+
+
+def _member(epoch: int, partition: str, coverage: int | None = None) -> dict[str, Any]:
+    return {
+        "scope_id": "s",
+        "epoch": epoch,
+        "partition_id": partition,
+        "role": "member",
+        "coverage_from": coverage,
+    }
+
+
+def test_membership_counts_only_epochs_in_force_at_t(tmp_path: Path) -> None:
+    """B joins at epoch 2 (in force from 10 s) without coverage; its proof comes with
+    epoch 3 (from 20 s). At 15 s the audit says unproven: so does membership()."""
+    path = write_logset(
+        tmp_path / "logs",
+        {
+            "checkpoints": [
+                _write("A", 1, 1, 5),
+                _write("B", 1, 11, 6),
+                _write("A", 2, 12, 9),
+                _write("B", 2, 21, 9),
+            ],
+            "epochs": [_epoch(1, 0, None), _epoch(2, 10, 5), _epoch(3, 20, 5)],
+            "members": [
+                _member(1, "A"),
+                _member(2, "A"),
+                _member(2, "B"),
+                _member(3, "A"),
+                _member(3, "B", 0),
+            ],
+        },
+    )
+    with open_logset(path) as logset:
+        changes = {
+            seconds: investigate.membership(Analysis(logset, at(seconds).replace(tzinfo=None)))
+            for seconds in (5, 15, 25)
+        }
+        frontiers = Analysis(logset, at(15).replace(tzinfo=None)).frontiers()
+    assert changes[5].is_empty()  # epoch 2 not yet in force
+    joined = changes[15].filter(pl.col("partition_id") == "B")
+    assert joined.select("epoch", "change", "proved_in").rows() == [(2, "join", None)]
+    assert all("unproven_membership" in r for r in frontiers["reasons"].to_list())
+    proved = changes[25].filter((pl.col("partition_id") == "B") & (pl.col("epoch") == 2))
+    assert proved["proved_in"].to_list() == [3]
+    assert proved["cutover_inclusive"].to_list() == [True]
+
+
+def _fell_after_the_last_write(tmp_path: Path) -> Path:
+    """A page through 10 (finality), e1 and e2 committed, a claim of 10 written at 4 s;
+    then e3 at position 3 fails at 6 s: the proven frontier falls to 2 after the last
+    evaluated instant (the write), and the audit says so at T."""
+    return write_logset(
+        tmp_path / "fell",
+        {
+            "checkpoints": [checkpoint("p0", 1, 10, written=4, page_id="pg1")],
+            "pages": [
+                page("pg1", 0, 2, 1, 2, fetched=1, finality_through=10, finality_inclusive=True)
+            ],
+            "receipts": [
+                receipt("e1", 1, recorded=2, page_id="pg1"),
+                receipt("e2", 2, recorded=3, page_id="pg1"),
+                receipt("e3", 3, "failed", recorded=6, page_id="pg1"),
+            ],
+        },
+    )
+
+
+def test_findings_on_timeline_never_pairs_a_finding_at_t_with_an_older_higher_frontier(
+    tmp_path: Path,
+) -> None:
+    with open_logset(_fell_after_the_last_write(tmp_path)) as logset:
+        result = audit(logset)
+    proven_at_t = result.frontiers.filter(pl.col("basis") == "proven")["frontier"].to_list()
+    assert proven_at_t == [2]
+    assert (
+        result.frontier_history.filter(pl.col("basis") == "proven")["frontier"].to_list()[-1] == 10
+    )
+    skipped = result.findings.filter(pl.col("rule") == "skipped_event")
+    assert skipped.height == 1
+    placed = investigate.findings_on_timeline(skipped, result.frontier_history, result.frontiers)
+    assert placed["proven_frontier"].to_list() == [2]
+    # without the table at T nothing says what held after the write: unknown, not 10
+    unknown = investigate.findings_on_timeline(skipped, result.frontier_history)
+    assert unknown["proven_frontier"].to_list() == [None]
+
+
+def test_the_drawn_proven_frontier_never_stands_above_the_frontier_at_t(tmp_path: Path) -> None:
+    with open_logset(_fell_after_the_last_write(tmp_path)) as logset:
+        analysis = Analysis(logset)
+        history, frontiers = analysis.frontier_history(), analysis.frontiers()
+        end = analysis.as_of
+    for given in (frontiers, None):
+        figure = plots.frontier_timeline(history, "s", end, frontiers=given)
+        lines = {line.get_label(): line for line in figure.axes[0].get_lines()}
+        proven = lines["proven frontier"]
+        xs = list(proven.get_xdata())
+        assert max(xs) < 1.0  # the line stops at the write, short of T (x = 1)
+        if given is not None:
+            square = lines["proven frontier at T"]
+            assert list(square.get_xdata()) == [1.0] and list(square.get_ydata()) == [2]
