@@ -137,9 +137,11 @@ def _(mo, pl, proven_run, unproven_now):
         f"""
         ## Answer
 
-        With its proofs, the change keeps an honest scalar: after the cutover the
-        proven frontier is `{with_proof["frontier"]}` over {with_proof["members"]}
-        members. Without the coverage proof of one joining partition, epoch 2 stays a
+        With its proofs, the change keeps an honest scalar: once every member of
+        epoch 2 holds a certificate (just after the cutover the frontier is a vector,
+        `no_certificate`: the grey band), the proven frontier at T is
+        `{with_proof["frontier"]}` over {with_proof["members"]} members.
+        Without the coverage proof of one joining partition, epoch 2 stays a
         **{without_proof["kind"]}** ({", ".join(without_proof["reasons"])}) and the
         audit reports `unproven_membership` for it: a missing proof withholds the
         frontier rather than letting it claim a gap.

@@ -95,12 +95,13 @@ def _(blocked, mo):
         f"""
         ## The blocking event
 
-        The proven frontier stops in `{blocked["partition_id"]}` at
-        `{blocked["blocking_position"]}`: event `{blocked["blocking_event_id"]}` is
-        `{blocked["blocking_reason"]}`. Everything before it is durable (the committed
-        watermark is `{blocked["committed_position"]}`), yet the partition's checkpoint
-        claims `{blocked["claimed_through"]}` ({blocked["claim_status"]}). Its receipts
-        and pages, across attempts:
+        The proven frontier stops in `{blocked["partition_id"]}` just before position
+        `{blocked["blocking_position"]}` (proven through `{blocked["proven_through"]}`):
+        event `{blocked["blocking_event_id"]}` is `{blocked["blocking_reason"]}`.
+        Everything before it is durable (the committed watermark is
+        `{blocked["committed_position"]}`), yet the partition's checkpoint claims
+        `{blocked["claimed_through"]}` ({blocked["claim_status"]}). Its receipts and
+        pages, across attempts:
         """
     )
     return
@@ -192,8 +193,9 @@ def _(blocked, claimed_now, hold, mo, proven_now):
         while every other partition went on; it caught up later, and today the claimed
         frontier reads `{claimed_now["frontier"]}`. The proven frontier, though, is
         still stuck at `{proven_now["frontier"]}` in `{blocked["partition_id"]}`: event
-        `{blocked["blocking_event_id"]}` {blocked["blocking_reason"]} and nothing durable
-        followed it, while the checkpoints there claim `{blocked["claimed_through"]}`.
+        `{blocked["blocking_event_id"]}` is {blocked["blocking_reason"]}, with no durable
+        receipt: whatever was handled after it, the partition is proven only up to it,
+        while the checkpoints there claim `{blocked["claimed_through"]}`.
         That one is lost data, not lag: replay it from the anchor before trusting the
         claimed frontier.
         """
