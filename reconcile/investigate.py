@@ -72,6 +72,7 @@ def event_trail(
     """Every receipt of one event recorded up to the analysis's T, with the page and
     fetch it came from (as the analysis's other answers, nothing after T). A partition
     the log set does not hold is refused; an event of it without receipts has none."""
+    _analysis("event_trail", analysis)
     _texts(scope_id=scope_id, partition_id=partition_id, event_id=event_id)
     _known(analysis, scope_id, partition_id)
     return analysis.query(
@@ -80,6 +81,16 @@ def event_trail(
         partition_id=partition_id,
         event_id=event_id,
     )
+
+
+def _analysis(function: str, analysis: object) -> None:
+    """Refuse what is not an analysis (a table, a log set, a path): an attribute
+    error from deep inside said neither what was wanted nor how to make it."""
+    if not isinstance(analysis, Analysis):
+        raise UsageError(
+            f"{function}: give an analysis, reconcile.Analysis(open_logset(PATH)), not"
+            f" {type(analysis).__name__}"
+        )
 
 
 def _known(analysis: Analysis, scope_id: str, partition_id: str) -> None:
@@ -103,6 +114,7 @@ def partition_pages(analysis: Analysis, scope_id: str, partition_id: str) -> pl.
     """A partition's page fetches up to the analysis's T, in order, with their tokens
     and receipts (as the analysis's other answers, nothing after T). A partition the
     log set does not hold is refused (a typo would read as a partition without pages)."""
+    _analysis("partition_pages", analysis)
     _texts(scope_id=scope_id, partition_id=partition_id)
     _known(analysis, scope_id, partition_id)
     return analysis.query(
@@ -306,6 +318,7 @@ def membership(analysis: Analysis) -> pl.DataFrame:
     """Every membership change of an epoch in force at the analysis's T, with its
     cutover and the epoch where its proof first stands, if that epoch is in force at T
     too (null: unproven at T, as the audit's ``unproven_membership`` says)."""
+    _analysis("membership", analysis)
     return analysis.query("investigate/membership", reads=("rc_changes", "rc_epochs"))
 
 

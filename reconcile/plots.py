@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from reconcile.errors import UsageError
+from reconcile.frames import TableKind, check_table
 from reconcile.render.palette import FRONTIER_COLOR, PARTITION_COLORS, SEVERITY_COLORS
 from reconcile.render.timeaxis import TimeAxis, duration
 
@@ -123,6 +124,30 @@ def _steps(
 
 MAX_PARTITIONS = 8  # partitions drawn (and named in the legend) per figure
 
+# The tables the pictures draw from (reconcile.frames.check_table)
+_HISTORY: TableKind = (
+    "frontier_history",
+    "Analysis.frontier_history()",
+    ("scope_id", "basis", "at", "kind", "frontier", "frontier_inclusive"),
+)
+_STEPS: TableKind = (
+    "history", "Analysis.history()", ("scope_id", "partition_id", "basis", "valid_from", "through")
+)  # fmt: skip
+_FRONTIERS: TableKind = (
+    "frontiers",
+    "Analysis.frontiers()",
+    ("scope_id", "basis", "kind", "frontier", "frontier_inclusive"),
+)
+_WATERMARKS: TableKind = (
+    "watermarks",
+    "Analysis.watermarks()",
+    ("scope_id", "partition_id", "claimed_through", "claimed_inclusive", "proven_through",
+     "proven_inclusive"),
+)  # fmt: skip
+_FINDINGS: TableKind = (
+    "findings", "reconcile.audit.audit(...).findings", ("rule", "severity", "scope_id", "at")
+)  # fmt: skip
+
 
 def _line_end(
     rows: pl.DataFrame, scope_id: str, basis: str, frontiers: pl.DataFrame | None, end: float
@@ -133,12 +158,6 @@ def _line_end(
     last = _seconds(rows["at"])[-1] if rows.height else None
     if frontiers is None:
         return (end if last is None else last), None
-    for column in ("scope_id", "basis", "kind", "frontier", "frontier_inclusive"):
-        if column not in frontiers.columns:
-            raise UsageError(
-                f"frontier_timeline: frontiers is not the frontiers table (no {column}):"
-                " give Analysis.frontiers(), the table at T"
-            )
     now = frontiers.filter((pl.col("scope_id") == scope_id) & (pl.col("basis") == basis))
     if now.is_empty() or last is None:
         return end, None
@@ -174,6 +193,10 @@ def frontier_timeline(
     still at its last value; else the line ends at the last evaluated instant (a dot)
     and a hollow square marks its value at T (none for a vector), or nothing at T
     where ``frontiers`` is not given."""
+    check_table("frontier_timeline", history, _HISTORY)
+    for given, kind in ((steps, _STEPS), (frontiers, _FRONTIERS), (findings, _FINDINGS)):
+        if given is not None:
+            check_table("frontier_timeline", given, kind)
     scopes = set(history["scope_id"].to_list())
     if scopes and scope_id not in scopes:
         # a typo ("S0") drew an empty chart, titled as if the scope had no history
@@ -323,6 +346,7 @@ def partition_lag(
     integer positions, marks on a time axis for timestamp positions. A partition
     without a certificate shows none, and says so ("no claim", "no proof"), never a
     bar at 0 (a claim through 0 is a claim)."""
+    check_table("partition_lag", watermarks, _WATERMARKS)
     frame = watermarks.sort("scope_id", "partition_id")
     labels = [f"{s}/{p}" for s, p in zip(frame["scope_id"], frame["partition_id"], strict=True)]
     fig, ax = _figure(10, max(2.5, 0.35 * len(labels)))
@@ -374,6 +398,7 @@ def partition_lag(
 
 def findings_by_rule(findings: pl.DataFrame) -> Figure:
     """How many findings of each rule, colored by severity."""
+    check_table("findings_by_rule", findings, _FINDINGS)
     counts = findings.group_by("rule", "severity").len().sort("len")
     fig, ax = _figure(8, max(2.5, 0.35 * counts.height))
     ax.barh(

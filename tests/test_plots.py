@@ -13,7 +13,8 @@ import polars as pl
 import pytest
 
 import reconcile
-from reconcile import plots
+from reconcile import investigate, plots
+from reconcile.audit import audit
 from reconcile.errors import UsageError
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -131,3 +132,42 @@ def test_a_t_of_another_kind_is_refused_plainly(as_of: Any) -> None:
         history = analysis.frontier_history()
     with pytest.raises(UsageError, match=r"pass analysis\.as_of_iso or analysis\.as_of"):
         plots.frontier_timeline(history, "s0", as_of)
+
+
+def test_a_table_of_another_kind_is_refused_plainly() -> None:
+    """Each picture, and the helpers that take an analysis, name the table (or the
+    analysis) they take and where it comes from, rather than failing deep inside
+    Polars or pandas."""
+    with reconcile.open_logset(DATA / "stuck") as logset:
+        analysis = reconcile.Analysis(logset)
+        history, watermarks = analysis.frontier_history(), analysis.watermarks()
+        findings = audit(logset).findings
+        as_of = analysis.as_of
+        calls: dict[str, Any] = {
+            "frontier_history table": lambda: plots.frontier_timeline(watermarks, "s0", as_of),
+            "Analysis.frontier_history": lambda: plots.frontier_timeline(
+                history.to_pandas(), "s0", as_of
+            ),
+            "Analysis.history()": lambda: plots.frontier_timeline(
+                history, "s0", as_of, steps=watermarks
+            ),
+            "findings table": lambda: plots.frontier_timeline(
+                history, "s0", as_of, findings=watermarks
+            ),
+            "Analysis.frontiers()": lambda: plots.frontier_timeline(
+                history, "s0", as_of, frontiers=watermarks
+            ),
+            "watermarks table": lambda: plots.partition_lag(history),
+            "Analysis.watermarks()": lambda: plots.partition_lag(watermarks.to_pandas()),
+            "audit(...).findings": lambda: plots.findings_by_rule(findings.to_pandas()),
+            "membership: give an analysis": lambda: investigate.membership(history),
+            "event_trail: give an analysis": lambda: investigate.event_trail(
+                history, "s0", "p0002", "e1"
+            ),
+            "partition_pages: give an analysis": lambda: investigate.partition_pages(
+                None, "s0", "p0002"
+            ),
+        }
+        for said, call in calls.items():
+            with pytest.raises(UsageError, match=said.replace("(", r"\(").replace(")", r"\)")):
+                call()
