@@ -9,6 +9,7 @@ import argparse
 import copy
 import errno
 import os
+import shlex
 import sys
 import tempfile
 import traceback
@@ -523,8 +524,10 @@ def _map(args: argparse.Namespace) -> int:
     with _writing(args.out):
         temporary.write_text(text, encoding="utf-8")
         temporary.replace(args.out)
+    own = args.out.resolve() == (Path(folder) / MAPPING_FILE).resolve()
+    how = "auto" if own else shlex.quote(str(args.out))
     _emit(
-        f"wrote {args.out}: check it, then run reconcile validate {folder} --mapping FILE",
+        f"wrote {args.out}: check it, then run reconcile validate {folder} --mapping {how}",
         err=True,
     )
     return EXIT_OK

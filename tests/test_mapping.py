@@ -193,6 +193,7 @@ def test_suggest_command_writes_a_file_and_marks_what_it_could_not_match(
     ).write_parquet(logs / "writes.parquet")
     out = tmp_path / "m.toml"
     assert main(["map", "suggest", str(logs), "--out", str(out)]) == 0
+    assert f"then run reconcile validate {logs} --mapping {out}" in capsys.readouterr().err
     text = out.read_text()
     parsed = tomllib.loads(text)
     columns = parsed["checkpoints"]["columns"]
@@ -207,6 +208,9 @@ def test_suggest_command_writes_a_file_and_marks_what_it_could_not_match(
     assert "--force" in capsys.readouterr().err
     assert main(["map", "suggest", str(logs)]) == 0
     assert capsys.readouterr().out == text
+    # written where --mapping auto reads it, it says so
+    assert main(["map", "suggest", str(logs), "--out", str(logs / "reconcile.toml")]) == 0
+    assert f"validate {logs} --mapping auto" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

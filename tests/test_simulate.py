@@ -255,3 +255,20 @@ def test_unproven_retirement_has_no_seal(tmp_path: Path) -> None:
     finding = truth(path)["faults"][0]["findings"][0]
     assert finding["partition_id"] == retiring["partition_id"][0]
     assert finding["epoch"] == 2
+
+
+def test_a_size_too_small_is_refused_with_the_size_needed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The refusal names the fault and the sizes, and the smallest --events that fits
+    the partitions (799 for 4 partitions of 100-event pages was refused as if 200
+    sufficed)."""
+    assert main(["simulate", str(tmp_path / "a"), "--events", "799"]) == 2
+    assert "--events 799 is too few for 4 partitions" in capsys.readouterr().err
+    assert main(["simulate", str(tmp_path / "b"), "--events", "800"]) == 0
+    capsys.readouterr()
+    code = main(["simulate", str(tmp_path / "c"), "--events", "2400", "--fault", "stale_owner"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "--fault stale_owner:" in err and "600 events of --events 2400" in err
+    assert not (tmp_path / "c").exists()

@@ -95,8 +95,9 @@ class SimOptions:
             )
         if self.events < self.partitions * 2 * self.page_size:
             raise UsageError(
-                f"--events {self.events} is too few: each partition needs at least two"
-                f" pages ({2 * self.page_size} events) for {self.partitions} partitions"
+                f"--events {self.events} is too few for {self.partitions} partitions: each"
+                f" needs at least two pages of {self.page_size} events, so give at least"
+                f" --events {self.partitions * 2 * self.page_size}"
             )
         for name in (
             "ineligible_rate",

@@ -105,7 +105,19 @@ class ScopeBuilder:
     # --- building partitions -------------------------------------------------------
 
     def build(self, spec: PartitionSpec) -> tuple[Plan, Injected | None]:
-        """Plan a partition, apply its fault and stop; identical on every call."""
+        """Plan a partition, apply its fault and stop; identical on every call. A
+        partition too short for its fault is refused naming the fault and its size."""
+        try:
+            return self._build(spec)
+        except SimulationError as error:
+            if spec.fault is None:
+                raise
+            raise SimulationError(
+                f"--fault {spec.fault}: {error} (its partition holds {spec.n_events} events"
+                f" of --events {self.options.events})"
+            ) from error
+
+    def _build(self, spec: PartitionSpec) -> tuple[Plan, Injected | None]:
         rng = self.rng(spec.index)
         events = make_events(rng, spec.n_events, spec.low, self.bound, self.unit, self.options)
         fault = PARTITION_FAULTS[spec.fault] if spec.fault else None
