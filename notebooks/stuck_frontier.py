@@ -47,17 +47,18 @@ def _(mo):
         ## Who holds the frontier, and since when
 
         The claimed frontier (what checkpoints say) and the proven one (what the
-        evidence shows) are held by the partitions below, most often first.
+        evidence shows) are held by the partitions below, most often first (each
+        stay counted once, over every instant the frontier is evaluated at).
         """
     )
     return
 
 
 @app.cell
-def _(history, investigate, pl):
+def _(analysis, investigate, pl):
     held = pl.concat(
         [
-            investigate.holders(history, basis).with_columns(pl.lit(basis).alias("basis"))
+            investigate.holders(analysis, basis).with_columns(pl.lit(basis).alias("basis"))
             for basis in ("claimed", "proven")
         ]
     )
@@ -154,9 +155,9 @@ def _(lag_fig):
 @app.cell
 def _(analysis, history, investigate, plots):
     shown = (
-        investigate.holders(history, "claimed")
+        investigate.holders(analysis, "claimed")
         .head(2)
-        .vstack(investigate.holders(history, "proven").head(2))
+        .vstack(investigate.holders(analysis, "proven").head(2))
         .select("scope_id", "partition_id")
         .unique()
     )
@@ -175,8 +176,8 @@ def _(analysis, history, investigate, plots):
 
 
 @app.cell
-def _(analysis, history, investigate):
-    hold = investigate.longest_hold(history, analysis.as_of_iso, "claimed")
+def _(analysis, investigate):
+    hold = investigate.longest_hold(analysis, basis="claimed")
     hold
     return (hold,)
 
@@ -188,8 +189,8 @@ def _(blocked, claimed_now, hold, mo, proven_now):
         ## Answer
 
         Two things, of different kinds. For **{hold["minutes"]} minutes** (from
-        {hold["since"]} to {hold["until"]}) the claimed frontier stood still at
-        `{hold["frontier"]}`, held by `{hold["partition_id"]}`: its worker went quiet
+        {hold["since"]} to {hold["until"]}) `{hold["partition_id"]}` held the claimed
+        frontier still at `{hold["frontier"]}`: its worker went quiet
         while every other partition went on; it caught up later, and today the claimed
         frontier reads `{claimed_now["frontier"]}`. The proven frontier, though, is
         still stuck at `{proven_now["frontier"]}` in `{blocked["partition_id"]}`: event

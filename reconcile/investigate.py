@@ -14,6 +14,7 @@ import polars as pl
 
 from reconcile.engine.analysis import Analysis
 from reconcile.errors import UsageError
+from reconcile.frames import check_table
 
 # T as Analysis.as_of_iso writes it: naive UTC, to the nanosecond
 _ISO = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?")
@@ -28,10 +29,11 @@ def _texts(**names: object) -> None:
 
 
 # The columns each table a function reshapes must have, and where it comes from
+# (reconcile.frames.check_table)
 _HISTORY = (
     "frontier_history",
     "Analysis.frontier_history()",
-    ("scope_id", "basis", "at", "frontier", "limiting_partitions"),
+    ("scope_id", "basis", "at", "kind", "frontier", "frontier_inclusive", "limiting_partitions"),
 )
 _WATERMARKS = (
     "watermarks",
@@ -51,21 +53,6 @@ _FINDINGS = (
 )
 
 
-def _table(function: str, frame: object, kind: tuple[str, str, tuple[str, ...]]) -> None:
-    """Refuse a frame that is not the table ``function`` reshapes (a Polars error
-    naming a column otherwise): say which table, and where it comes from."""
-    name, source, columns = kind
-    if not isinstance(frame, pl.DataFrame):
-        raise UsageError(
-            f"{function}: give the {name} table ({source}), not {type(frame).__name__}"
-        )
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise UsageError(
-            f"{function}: this is not the {name} table (no {', '.join(missing)}): give {source}"
-        )
-
-
 def event_trail(
     analysis: Analysis, scope_id: str, partition_id: str, event_id: str
 ) -> pl.DataFrame:
@@ -83,7 +70,7 @@ def event_trail(
     )
 
 
-def _analysis(function: str, analysis: object) -> None:
+def _analysis(function: str, analysis: object) -> Analysis:
     """Refuse what is not an analysis (a table, a log set, a path): an attribute
     error from deep inside said neither what was wanted nor how to make it."""
     if not isinstance(analysis, Analysis):
@@ -91,6 +78,7 @@ def _analysis(function: str, analysis: object) -> None:
             f"{function}: give an analysis, reconcile.Analysis(open_logset(PATH)), not"
             f" {type(analysis).__name__}"
         )
+    return analysis
 
 
 def _known(analysis: Analysis, scope_id: str, partition_id: str) -> None:
@@ -132,37 +120,48 @@ def _basis(basis: object) -> None:
         raise UsageError(f"basis {basis!r} is not one of {', '.join(BASES)}")
 
 
-def limiting_spans(history: pl.DataFrame, basis: str = "claimed") -> pl.DataFrame:
-    """Who held the frontier when: one row per (partition, stretch of history rows),
-    with its start, end (the next history row, or null) and the frontier value.
-    ``basis`` is ``"claimed"`` or ``"proven"``; another is refused."""
+def _holders_source(function: str, source: object) -> Analysis:
+    """The analysis ``function`` reads who held the frontier from. A frontier_history
+    frame is refused: it keeps a row only where the frontier's value, kind or epoch
+    changes, not where its holders do, so a partition that had stopped holding the
+    frontier read as holding it until the value next changed."""
+    if isinstance(source, pl.DataFrame) and "limiting_partitions" in source.columns:
+        raise UsageError(
+            f"{function}: the frontier_history table cannot say who held the frontier"
+            " between its rows (a holder changes without a row where the value stays):"
+            f" give the analysis, {function}(analysis, ...)"
+        )
+    return _analysis(function, source)
+
+
+def limiting_spans(analysis: Analysis, basis: str = "claimed") -> pl.DataFrame:
+    """Who held the frontier when, up to the analysis's T: one row per stay of a
+    partition among the limiting partitions of the scalar frontier at one value,
+    measured over every §4.15 evaluation instant (a row of frontier_history or not),
+    as the audit's stalled_partition measures it. ``at``: its first instant;
+    ``last``: its last; ``until``: the next instant, where it no longer held (null:
+    it held at the scope's last instant); ``epoch``: in force at ``at``. ``basis`` is
+    ``"claimed"`` or ``"proven"``; another is refused, and so is a frontier_history
+    frame (its rows do not say when the holders change)."""
     _basis(basis)
-    _table("limiting_spans", history, _HISTORY)
-    rows = (
-        history.filter(pl.col("basis") == basis)
-        .sort("scope_id", "at")
-        .with_columns(pl.col("at").shift(-1).over("scope_id").alias("until"))
-        .explode("limiting_partitions")
-        .rename({"limiting_partitions": "partition_id"})
-        .drop_nulls("partition_id")
-    )
-    return rows.select(
-        "scope_id", "partition_id", "at", "until", "epoch", "frontier", "frontier_inclusive"
+    return _holders_source("limiting_spans", analysis).query(
+        "investigate/limiting_spans", basis=basis
     )
 
 
-def holders(history: pl.DataFrame, basis: str = "claimed") -> pl.DataFrame:
-    """How often each partition held the frontier, most often first."""
-    _table("holders", history, _HISTORY)
+def holders(analysis: Analysis, basis: str = "claimed") -> pl.DataFrame:
+    """How often each partition held the frontier (its stays, :func:`limiting_spans`),
+    most often first, with the first and the last instant it held it."""
+    _basis(basis)
     return (
-        limiting_spans(history, basis)
+        limiting_spans(_holders_source("holders", analysis), basis)
         .group_by("scope_id", "partition_id")
         .agg(
             pl.len().alias("times"),
             pl.col("at").min().alias("first"),
-            pl.col("at").max().alias("last"),
+            pl.col("last").max().alias("last"),
         )
-        .sort("times", "partition_id", descending=[True, False])
+        .sort("times", "scope_id", "partition_id", descending=[True, False, False])
     )
 
 
@@ -194,7 +193,7 @@ def lag(watermarks: pl.DataFrame, domain: str | None = None) -> pl.DataFrame:
     normalized; timestamps are always dense)."""
     if domain not in (None, *DOMAINS):
         raise UsageError(f"lag: domain {domain!r} is not one of {', '.join(DOMAINS)}")
-    _table("lag", watermarks, _WATERMARKS)
+    check_table("lag", watermarks, _WATERMARKS)
     frame = watermarks
     if domain == "discrete":
         if isinstance(frame.schema["claimed_through"], pl.Datetime):
@@ -245,10 +244,10 @@ def findings_on_timeline(
     it happened at T, or where the frontier at T is the history's last value; else
     null, for nothing says when it changed. Without ``frontiers``, null after the
     last instant."""
-    _table("findings_on_timeline", findings, _FINDINGS)
-    _table("findings_on_timeline", history, _HISTORY)
+    check_table("findings_on_timeline", findings, _FINDINGS)
+    check_table("findings_on_timeline", history, _HISTORY)
     if frontiers is not None:
-        _table("findings_on_timeline", frontiers, _FRONTIERS)
+        check_table("findings_on_timeline", frontiers, _FRONTIERS)
     marks = findings.filter(pl.col("at").is_not_null()).sort("scope_id", "at")
     value = ("kind", "frontier", "frontier_inclusive")
     for basis in ("claimed", "proven"):
@@ -296,7 +295,7 @@ def findings_on_timeline(
 
 def skipped_versus_replayed(findings: pl.DataFrame) -> pl.DataFrame:
     """Per partition: events lost (skipped_event) beside events only delivered twice."""
-    _table("skipped_versus_replayed", findings, _FINDINGS)
+    check_table("skipped_versus_replayed", findings, _FINDINGS)
     skipped = (
         findings.filter(pl.col("rule") == "skipped_event")
         .group_by("scope_id", "partition_id")
@@ -322,37 +321,24 @@ def membership(analysis: Analysis) -> pl.DataFrame:
     return analysis.query("investigate/membership", reads=("rc_changes", "rc_epochs"))
 
 
-def longest_hold(history: pl.DataFrame, as_of: object, basis: str = "claimed") -> dict[str, object]:
-    """The longest stretch one partition held the frontier at one value: scope,
-    partition, since, until (T for the last stretch), frontier, minutes. ``as_of`` is
-    T: pass ``Analysis.as_of_iso`` (exact) rather than ``Analysis.as_of`` (a datetime,
-    to the microsecond); a number is refused (an epoch's unit would be a guess).
-    ``basis`` is ``"claimed"`` or ``"proven"``; another is refused."""
+def longest_hold(
+    analysis: Analysis, as_of: object = None, basis: str = "claimed"
+) -> dict[str, object]:
+    """The longest stay of one partition among the frontier's holders at one value
+    (:func:`limiting_spans`; on the claimed basis, the stay of the audit's
+    stalled_partition): scope, partition, since, until, frontier, minutes (the
+    earliest of equally long ones). A stay held at the scope's last instant lasts to
+    T where the frontier at T still names it (the claims change only at won writes,
+    which are instants; the proven frontier can move after the last), else to that
+    instant, the last it is known to hold. ``as_of``, if given, is the analysis's T
+    (``Analysis.as_of_iso``, or ``Analysis.as_of``): another T is refused, as a number
+    is (an epoch's unit would be a guess). ``basis`` is ``"claimed"`` or ``"proven"``;
+    another is refused, and so is a frontier_history frame."""
     _basis(basis)
-    if not isinstance(as_of, (str, datetime)):
-        raise UsageError(
-            f"longest_hold: as_of is T, analysis.as_of_iso (text) or a datetime, not"
-            f" {type(as_of).__name__} ({as_of!r})"
-        )
-    if isinstance(as_of, str) and not _ISO.fullmatch(as_of):
-        raise UsageError(
-            f"longest_hold: as_of {as_of!r} is not in Analysis.as_of_iso's form"
-            " (naive UTC, 2026-01-01T00:00:05.000000500): pass analysis.as_of_iso"
-        )
-    end = (
-        pl.lit(as_of).str.to_datetime("%Y-%m-%dT%H:%M:%S%.f", time_unit="ns")
-        if isinstance(as_of, str)
-        else pl.lit(as_of).cast(pl.Datetime("ns"))
-    )
-    _table("longest_hold", history, _HISTORY)
-    spans = (
-        limiting_spans(history, basis)
-        .with_columns(pl.col("until").fill_null(end))
-        .with_columns(
-            ((pl.col("until") - pl.col("at")).dt.total_nanoseconds() / 6e10).alias("minutes")
-        )
-        .sort("minutes", descending=True)
-    )
+    source = _holders_source("longest_hold", analysis)
+    if as_of is not None:
+        _same_t(source, as_of)
+    spans = _to_t(source, limiting_spans(source, basis), basis)
     if spans.is_empty():
         return {}
     row = spans.row(0, named=True)
@@ -364,3 +350,67 @@ def longest_hold(history: pl.DataFrame, as_of: object, basis: str = "claimed") -
         "frontier": row["frontier"],
         "minutes": round(row["minutes"], 1),
     }
+
+
+def _same_t(analysis: Analysis, as_of: object) -> None:
+    """``as_of`` names the analysis's T: a number (an epoch's unit would be a guess),
+    text in another form or another T is refused (the answer is the analysis's)."""
+    if not isinstance(as_of, (str, datetime)):
+        raise UsageError(
+            f"longest_hold: as_of is T, analysis.as_of_iso (text) or a datetime, not"
+            f" {type(as_of).__name__} ({as_of!r})"
+        )
+    if isinstance(as_of, str) and not _ISO.fullmatch(as_of):
+        raise UsageError(
+            f"longest_hold: as_of {as_of!r} is not in Analysis.as_of_iso's form"
+            " (naive UTC, 2026-01-01T00:00:05.000000500): pass analysis.as_of_iso"
+        )
+    same = (
+        as_of == analysis.as_of
+        if isinstance(as_of, datetime)
+        else _nanoseconds(as_of) == _nanoseconds(analysis.as_of_iso)
+    )
+    if not same:
+        raise UsageError(
+            f"longest_hold: as_of {as_of!r} is not the analysis's T ({analysis.as_of_iso}):"
+            " the stays are the analysis's; open an Analysis at that T, or leave as_of out"
+        )
+
+
+def _nanoseconds(text: str) -> str:
+    """Text in Analysis.as_of_iso's form with its fraction written to nine digits."""
+    whole, _, fraction = text.partition(".")
+    return f"{whole}.{fraction:0<9}"
+
+
+def _to_t(analysis: Analysis, spans: pl.DataFrame, basis: str) -> pl.DataFrame:
+    """Each stay with its end and length in minutes, longest first (the earliest of
+    equally long ones): a stay held at the scope's last instant ends at T where the
+    frontier at T still names its partition at its value, else at that instant."""
+    at_t = (
+        analysis.frontiers()
+        .filter((pl.col("basis") == basis) & (pl.col("kind") == "scalar"))
+        .explode("limiting_partitions")
+        .select(
+            "scope_id",
+            pl.col("limiting_partitions").alias("partition_id"),
+            "frontier",
+            "frontier_inclusive",
+            pl.lit(True).alias("held_at_t"),
+        )
+    )
+    t = pl.lit(analysis.as_of_iso).str.to_datetime("%Y-%m-%dT%H:%M:%S%.f", time_unit="ns")
+    # on the claimed basis the frontier at the last instant is the one at T
+    held = pl.lit(True) if basis == "claimed" else pl.col("held_at_t").fill_null(False)
+    return (
+        spans.join(
+            at_t,
+            on=["scope_id", "partition_id", "frontier", "frontier_inclusive"],
+            how="left",
+        )
+        .with_columns(pl.col("until").fill_null(pl.when(held).then(t).otherwise(pl.col("last"))))
+        .with_columns(
+            ((pl.col("until") - pl.col("at")).dt.total_nanoseconds() / 6e10).alias("minutes")
+        )
+        .sort(["minutes", "at", "scope_id", "partition_id"], descending=[True, False, False, False])
+    )
