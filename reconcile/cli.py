@@ -333,8 +333,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compare two audit reports (the --out folders of two audits, e.g. of"
         " successive runs): findings new, resolved and unchanged (matched by rule and key,"
         " docs/rules.md), each scope's frontier movement per basis, and every watermark"
-        " that went back. Exit 0 when nothing new is at or above --fail-on, 1 when"
-        " something is, 2 when a folder is not a readable report.",
+        " that went back or was lost (a partition gone loses all of them). Exit 0 when"
+        " nothing new is at or above --fail-on, 1 when something is, 2 when a folder is"
+        " not a readable report (a file, or a column of the wrong type, is named).",
     )
     differ.add_argument("old", type=_path, metavar="OLD_REPORT", help="the earlier report folder")
     differ.add_argument("new", type=_path, metavar="NEW_REPORT", help="the later report folder")

@@ -3,13 +3,16 @@
 Findings are matched by rule and key (docs/rules.md: a rule reports each key once):
 *new* (in NEW alone), *resolved* (in OLD alone), *unchanged* (in both). Frontiers are
 compared per scope and basis; watermarks per partition, listing every certificate
-that went back (or was lost). A report is read from its own files (its Parquet
-tables and ``summary.json``); a folder that is not a reconcile report, or a file of
-it that cannot be read, is an input error naming the file.
+that went back (or was lost, with its partition where NEW has no row of it). A report
+is read from its own files (its Parquet tables and ``summary.json``); a folder that is
+not a reconcile report, or a file of it that cannot be read or holds a column of
+another type, is an input error naming the file.
 
 Comparing certificates of two reports takes the reading that never hides a loss:
-a certificate present in OLD and absent in NEW went back; one whose coordinate type
-differs between the reports cannot be compared, and says so.
+a certificate present in OLD and absent in NEW went back; an endpoint unknown in NEW
+is read as exclusive, in OLD as inclusive; a frontier in another epoch that stands
+lower went back all the same; one whose coordinate type differs between the reports
+cannot be compared, and says so.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from reconcile.catalog import at_or_above
 from reconcile.errors import InputError
 from reconcile.render.findings_json import at_text, key_json
 from reconcile.render.values import times_as_text
+from reconcile_schemas.types import CoordinateType, Logical, polars_dtype
 
 GENERATOR = "reconcile audit"
 FRONTIER_KEY = ("scope_id", "basis")
@@ -35,6 +39,22 @@ CERTIFICATES = (
     ("proven", "proven_through", "proven_inclusive"),
     ("claimed", "claimed_through", "claimed_inclusive"),
 )
+# the columns diff reads of a report's frontiers and watermarks, by logical type
+FRONTIER_COLUMNS = {
+    "scope_id": Logical.STRING,
+    "basis": Logical.STRING,
+    "epoch": Logical.INT64,
+    "kind": Logical.STRING,
+    "frontier": Logical.COORDINATE,
+    "frontier_inclusive": Logical.BOOL,
+}
+WATERMARK_COLUMNS = {
+    "scope_id": Logical.STRING,
+    "partition_id": Logical.STRING,
+    "committed_event_id": Logical.STRING,
+    **{value: Logical.COORDINATE for _, value, _ in CERTIFICATES},
+    **{endpoint: Logical.BOOL for _, _, endpoint in CERTIFICATES if endpoint},
+}
 
 
 @dataclass(frozen=True)
@@ -49,8 +69,14 @@ class Report:
 
     @property
     def coordinate(self) -> str | None:
-        value = self.facts.get("inputs", {}).get("coordinate")
-        return str(value) if value is not None else None
+        return _coordinate(self.facts)
+
+
+def _coordinate(facts: dict[str, Any]) -> str | None:
+    """The coordinate type ``summary.json`` names (``inputs.coordinate``), if any."""
+    inputs = facts.get("inputs")
+    value = inputs.get("coordinate") if isinstance(inputs, dict) else None
+    return str(value) if value is not None else None
 
 
 def _read_table(path: Path, name: str) -> pl.DataFrame:
@@ -63,12 +89,54 @@ def _read_table(path: Path, name: str) -> pl.DataFrame:
         raise InputError(f"cannot read {file}: {str(error).splitlines()[0]}") from error
 
 
-def _need(frame: pl.DataFrame, columns: tuple[str, ...], file: Path) -> None:
+def _need(frame: pl.DataFrame, columns: dict[str, list[pl.DataType]], file: Path) -> pl.DataFrame:
+    """``frame``, its columns of nulls alone (Parquet's null type, which a column
+    written without a value may have) in the first of their types; an InputError
+    (exit 2) naming ``file`` unless it has each of ``columns`` in one of its types: a
+    column lacking, or the first of another type, with the type found and the type
+    expected."""
     lacking = [c for c in columns if c not in frame.columns]
     if lacking:
         raise InputError(
             f"{file} is not a reconcile report's table: no column {', '.join(lacking)}"
         )
+    for name, expected in columns.items():
+        found = frame.schema[name]
+        if not any(_fits(found, dtype) for dtype in expected):
+            raise InputError(
+                f"{file} is not a reconcile report's table: column {name} is {found},"
+                f" expected {' or '.join(map(str, expected))}"
+            )
+    return frame.with_columns(
+        pl.col(name).cast(expected[0])
+        for name, expected in columns.items()
+        if frame.schema[name] == pl.Null
+    )
+
+
+def _fits(found: pl.DataType, expected: pl.DataType) -> bool:
+    """Whether a column of type ``found`` reads as ``expected``: an integer of any width
+    as an integer, a time of any unit (without a zone, as the report writes UTC) as a
+    time, a severity as text or categories; a column of nulls alone as any."""
+    if found == pl.Null:
+        return True
+    if expected.is_integer():
+        return found.is_integer()
+    if isinstance(expected, pl.Enum):
+        return isinstance(found, (pl.String, pl.Enum, pl.Categorical))
+    if isinstance(expected, pl.Datetime):
+        return isinstance(found, pl.Datetime) and found.time_zone is None
+    return found == expected
+
+
+def _types(columns: dict[str, Logical], coordinate: str | None) -> dict[str, list[pl.DataType]]:
+    """The types each of ``columns`` may have in a report of ``coordinate`` (a report
+    that names no coordinate type: either)."""
+    kinds = [c for c in CoordinateType if c.value == coordinate] or list(CoordinateType)
+    return {
+        name: list(dict.fromkeys(polars_dtype(logical, kind) for kind in kinds))
+        for name, logical in columns.items()
+    }
 
 
 def read_report(path: Path) -> Report:
@@ -84,23 +152,20 @@ def read_report(path: Path) -> Report:
         raise InputError(f"cannot read {marker}: {error}") from error
     if not isinstance(facts, dict) or facts.get("generator") != GENERATOR:
         raise InputError(f"{marker} was not written by {GENERATOR}")
-    findings = _read_table(path, "findings")
-    _need(findings, tuple(FINDING_SCHEMA), path / "findings.parquet")
-    frontiers = _read_table(path, "frontiers")
-    _need(
-        frontiers,
-        ("scope_id", "basis", "epoch", "kind", "frontier", "frontier_inclusive"),
+    coordinate = _coordinate(facts)
+    findings = _need(
+        _read_table(path, "findings"),
+        {name: [dtype] for name, dtype in FINDING_SCHEMA.items()},
+        path / "findings.parquet",
+    )
+    frontiers = _need(
+        _read_table(path, "frontiers"),
+        _types(FRONTIER_COLUMNS, coordinate),
         path / "frontiers.parquet",
     )
-    marks = _read_table(path, "watermarks")
-    _need(
-        marks,
-        (
-            "scope_id",
-            "partition_id",
-            "committed_event_id",
-            *(c for _, v, e in CERTIFICATES for c in (v, e) if c),
-        ),
+    marks = _need(
+        _read_table(path, "watermarks"),
+        _types(WATERMARK_COLUMNS, coordinate),
         path / "watermarks.parquet",
     )
     try:
@@ -139,25 +204,31 @@ def _keyed(findings: pl.DataFrame) -> pl.DataFrame:
 
 
 def _movement(old: dict[str, Any] | None, new: dict[str, Any] | None, comparable: bool) -> str:
+    """How a scope's frontier on one basis moved from ``old`` to ``new`` (its rows)."""
     if old is None:
         return "new scope"
     if new is None:
         return "scope gone"
-    if (old["epoch"], old["kind"]) != (new["epoch"], new["kind"]):
-        if old["epoch"] != new["epoch"]:
-            return "other epoch"
+    if old["epoch"] != new["epoch"]:
+        # the scope's members changed, but a scalar that stands lower still went back
+        if comparable and old["kind"] == new["kind"] == "scalar" and _order(new) < _order(old):
+            return "other epoch, went back"
+        return "other epoch"
+    if old["kind"] != new["kind"]:
         return "became a vector" if new["kind"] == "vector" else "became a scalar"
     if new["kind"] == "vector":
         return "unchanged"  # a vector has no scalar to compare
     if not comparable:
         return "incomparable"
-    before, after = (
-        _rank(old["frontier"], old["frontier_inclusive"]),
-        _rank(new["frontier"], new["frontier_inclusive"]),
-    )
+    before, after = _order(old), _order(new)
     if after == before:
         return "unchanged"
     return "advanced" if after > before else "went back"
+
+
+def _order(row: dict[str, Any]) -> tuple[int, Any, int]:
+    """A scalar frontier row's order (:func:`_rank` of its value and endpoint)."""
+    return _rank(row["frontier"], row["frontier_inclusive"])
 
 
 def _rank(value: Any, inclusive: Any) -> tuple[int, Any, int]:
@@ -232,22 +303,32 @@ def _endpoint_text(value: pl.Expr, endpoint: str | None) -> pl.Expr:
 
 
 def _went_back(old: Report, new: Report, comparable: bool) -> pl.DataFrame:
-    """Per partition of both reports, each certificate that went back or was lost."""
-    pieces = []
+    """Per partition of OLD, each certificate that went back or was lost: every
+    certificate of a partition NEW has no row of (``partition gone``)."""
+    pieces = [_gone(old, new)]
     joined = old.watermarks.join(
         new.watermarks, on=["scope_id", "partition_id"], how="inner", suffix="_new"
     )
     for label, value, endpoint in CERTIFICATES:
         o, n = pl.col(value), pl.col(f"{value}_new")
+        unsure = pl.lit(False)
         if endpoint is None:  # the committed watermark: (position, event_id)
             tie = pl.col("committed_event_id_new") < pl.col("committed_event_id")
-        else:  # a certificate: exclusive below inclusive (an unknown endpoint: inclusive)
-            oi, ni = pl.col(endpoint).fill_null(True), pl.col(f"{endpoint}_new").fill_null(True)
-            tie = oi & ~ni
+        else:  # a certificate: exclusive below inclusive; an unknown endpoint is read
+            # as inclusive in OLD, exclusive in NEW (one unknown in both is no change)
+            oe, ne = pl.col(endpoint), pl.col(f"{endpoint}_new")
+            unsure = oe.is_null() | ne.is_null()
+            tie = oe.fill_null(True) & ~ne.fill_null(False) & ~(oe.is_null() & ne.is_null())
         lost = o.is_not_null() & n.is_null()
         if comparable:
             lower = o.is_not_null() & n.is_not_null() & ((n < o) | ((n == o) & tie))
-            why = pl.when(lost).then(pl.lit("lost")).otherwise(pl.lit("went back"))
+            why = (
+                pl.when(lost)
+                .then(pl.lit("lost"))
+                .when((n == o) & unsure)
+                .then(pl.lit("may have gone back"))
+                .otherwise(pl.lit("went back"))
+            )
             picked = lost | lower
         else:
             why = pl.lit("lost")
@@ -263,6 +344,23 @@ def _went_back(old: Report, new: Report, comparable: bool) -> pl.DataFrame:
             )
         )
     return pl.concat(pieces).sort("scope_id", "partition_id", "certificate")
+
+
+def _gone(old: Report, new: Report) -> pl.DataFrame:
+    """Each certificate of each partition of OLD that NEW has no row of, lost with it
+    (``partition gone``), whatever the coordinates: nothing of it is left to compare."""
+    gone = old.watermarks.join(new.watermarks, on=["scope_id", "partition_id"], how="anti")
+    return pl.concat(
+        gone.select(
+            "scope_id",
+            "partition_id",
+            pl.lit(label).alias("certificate"),
+            _endpoint_text(pl.col(value), endpoint).alias("old"),
+            pl.lit(None, pl.String).alias("new"),
+            pl.lit("partition gone").alias("change"),
+        )
+        for label, value, endpoint in CERTIFICATES
+    )
 
 
 def diff_reports(old_path: Path, new_path: Path) -> Diff:

@@ -261,3 +261,109 @@ def test_a_certificate_that_went_back_is_shown_with_its_endpoint(tmp_path: Path)
     assert (back["certificate"], back["change"]) == ("proven", "went back")
     value = str(row["proven_through"])
     assert (back["old"], back["new"]) == (f"<= {value}", f"< {value}")
+
+
+def test_a_frontier_lower_in_another_epoch_went_back(
+    reports: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A scope's membership changed and its frontier fell from <= 100 to <= 50: it went
+    back all the same, in every format (it read "other epoch" alone)."""
+    old = _copy(reports["clean"], tmp_path / "old")
+    new = _copy(reports["clean"], tmp_path / "new")
+    _frontier(old, epoch=1, frontier=100, frontier_inclusive=True, kind="scalar")
+    _frontier(new, epoch=2, frontier=50, frontier_inclusive=True, kind="scalar")
+    assert set(diff_reports(old, new).frontiers["movement"]) == {"other epoch, went back"}
+    assert set(diff_reports(new, old).frontiers["movement"]) == {"other epoch"}
+    code, out, _ = diff(capsys, str(old), str(new), "--format", "json")
+    assert code == 0
+    moved = {(f["old"], f["new"], f["movement"]) for f in json.loads(out)["frontiers"]}
+    assert moved == {("<= 100", "<= 50", "other epoch, went back")}
+    _, out, _ = diff(capsys, str(old), str(new), "--format", "markdown")
+    assert "| \\<= 100 | \\<= 50 | other epoch, went back |" in out
+    _, out, _ = diff(capsys, str(old), str(new))
+    assert "<= 100 -> <= 50: other epoch, went back" in out
+
+
+def test_a_partition_gone_from_new_loses_each_certificate(
+    reports: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A partition OLD has and NEW has no row of is reported, each of its certificates
+    lost with it, in every format (it was left out: the reports were joined)."""
+    old = reports["faults"]
+    new = _copy(old, tmp_path / "new")
+    marks = pl.read_parquet(new / "watermarks.parquet")
+    row = marks.row(0, named=True)
+    marks.slice(1).write_parquet(new / "watermarks.parquet")
+    back = diff_reports(old, new).went_back
+    where = (row["scope_id"], row["partition_id"])
+    assert back.select("scope_id", "partition_id", "certificate", "old").rows() == [
+        (*where, "claimed", f"<= {row['claimed_through']}"),
+        (*where, "committed", str(row["committed_position"])),
+        (*where, "proven", f"<= {row['proven_through']}"),
+    ]
+    assert set(back["change"]) == {"partition gone"} and back["new"].null_count() == 3
+    code, out, _ = diff(capsys, str(old), str(new), "--format", "json")
+    assert code == 0 and len(json.loads(out)["went_back"]) == 3
+    _, out, _ = diff(capsys, str(old), str(new), "--format", "markdown")
+    assert out.count("| none | partition gone |") == 3
+    _, out, _ = diff(capsys, str(old), str(new))
+    assert "watermarks that went back: 3" in out
+    assert f"{row['partition_id']} committed: {row['committed_position']} -> none" in out
+    # a report with no partition: every partition of OLD gone
+    _write(tmp_path / "empty", [])
+    assert diff_reports(old, tmp_path / "empty").went_back.height == 3 * marks.height
+
+
+@pytest.mark.parametrize(
+    ("table", "column", "expected"),
+    [
+        ("watermarks", "proven_through", "Int64"),
+        ("frontiers", "frontier", "Int64"),
+        ("findings", "at", "Datetime"),
+    ],
+)
+def test_a_column_of_another_type_exits_2_naming_it(
+    reports: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    table: str,
+    column: str,
+    expected: str,
+) -> None:
+    """A column written as text where the audit writes numbers or times: exit 2 naming
+    the file, the column and both types (it was an internal error, exit 3, or for a
+    finding's time no error at all)."""
+    new = _copy(reports["faults"], tmp_path / "new")
+    file = new / f"{table}.parquet"
+    pl.read_parquet(file).with_columns(pl.col(column).cast(pl.String)).write_parquet(file)
+    code, _, err = diff(capsys, str(reports["faults"]), str(new))
+    assert code == 2, err
+    assert str(file) in err and f"column {column} is String, expected {expected}" in err
+    assert "internal error" not in err
+
+
+def test_an_endpoint_become_unknown_may_have_gone_back(tmp_path: Path) -> None:
+    """From <= v to v with its endpoint unknown: it may be < v, so the reading that never
+    hides a loss reports it (it read the unknown endpoint as inclusive: no change); an
+    endpoint unknown in both reports is no change."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    _write(old, [])
+    _write(new, [])
+    marks = {
+        "scope_id": ["s0", "s0"],
+        "partition_id": ["p0", "p1"],
+        "committed_event_id": ["e1", "e1"],
+        "committed_position": [1, 1],
+        "proven_through": [5, 5],
+        "proven_inclusive": [True, None],
+        "claimed_through": [9, 9],
+        "claimed_inclusive": [None, None],
+    }
+    endpoints = {"proven_inclusive": pl.Boolean, "claimed_inclusive": pl.Boolean}
+    pl.DataFrame(marks, schema_overrides=endpoints).write_parquet(old / "watermarks.parquet")
+    marks["proven_inclusive"] = [None, None]
+    pl.DataFrame(marks, schema_overrides=endpoints).write_parquet(new / "watermarks.parquet")
+    back = diff_reports(old, new).went_back
+    assert back.rows() == [
+        ("s0", "p0", "proven", "<= 5", "5 (endpoint unknown)", "may have gone back")
+    ]

@@ -66,7 +66,7 @@ def render_diff_text(result: Diff, fail_on: str) -> str:
     for row in result.went_back.head(SHOWN).iter_rows(named=True):
         lines.append(
             f"  {inline(row['scope_id'])}/{inline(row['partition_id'])} {row['certificate']}:"
-            f" {row['old']} -> {row['new'] or 'none'} ({row['change']})"
+            f" {row['old'] or 'none'} -> {row['new'] or 'none'} ({row['change']})"
         )
     if result.went_back.height > SHOWN:
         lines.append(f"  ... and {result.went_back.height - SHOWN} more (--format json)")
@@ -118,12 +118,12 @@ def render_diff_markdown(result: Diff, fail_on: str) -> str:
             "",
             f"### Watermarks that went back ({result.went_back.height})",
             "",
-            "| partition | certificate | before | after |",
-            "|---|---|---|---|",
+            "| partition | certificate | before | after | change |",
+            "|---|---|---|---|---|",
         ]
         lines += [
             f"| {code(r['scope_id'])}/{code(r['partition_id'])} | {r['certificate']} |"
-            f" {cell(r['old'])} | {cell(r['new'] or 'none')} |"
+            f" {cell(r['old'] or 'none')} | {cell(r['new'] or 'none')} | {r['change']} |"
             for r in result.went_back.head(SHOWN).iter_rows(named=True)
         ]
     return "\n".join(lines) + "\n"
