@@ -300,6 +300,7 @@ def test_empty_log_set_directory(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert code == 2
     assert "holds no contract table" in text
     assert "checkpoints" in text
+    assert "coordinate type: none (no table)" in text  # not int64: nothing was read
 
 
 def test_missing_checkpoints_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -58,7 +58,8 @@ def render_text(report: ValidationReport) -> str:
         f"log set: {inline(report.logset)}",
         f"mapping: {inline(mapping_text(report.mapping))}",
     ]
-    lines.append(f"coordinate type: {report.coordinate}")
+    # with no table read there is no coordinate to type (the report's default is int64)
+    lines.append(f"coordinate type: {report.coordinate if report.tables else 'none (no table)'}")
     for table in report.tables:
         rows = (
             "not scanned"
