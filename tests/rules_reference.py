@@ -256,6 +256,24 @@ def skipped_event(tables: Tables, T: Any) -> set[Key]:
     return found
 
 
+def unproven_membership(tables: Tables, T: Any) -> set[Key]:
+    """At T a membership change (of that partition, at that epoch) still lacks its
+    proof (§4.13), counting only epochs with effective_at <= T: the change's epoch is
+    in effect by T and no epoch in effect by T proves it."""
+    found = set()
+    for scope in reference.scopes(tables):
+        if not any(e["scope_id"] == scope for e in tables.get("epochs", ())):
+            continue
+        effective = {e["epoch"]: e["effective_at"] for e in reference.epochs_of(tables, scope)}
+        for change in reference.changes(tables, scope):
+            if effective[change["epoch"]] > T:
+                continue
+            proved = change["proved_in"]
+            if proved is None or effective[proved] > T:
+                found.add((scope, change["epoch"], change["partition_id"]))
+    return found
+
+
 RULES = {
     "cas_chain_broken": cas_chain_broken,
     "stale_owner_won": stale_owner_won,
@@ -268,6 +286,7 @@ RULES = {
     "ordering_mutated": ordering_mutated,
     "replayed_events": replayed_events,
     "skipped_event": skipped_event,
+    "unproven_membership": unproven_membership,
 }
 
 # each rule's key (§5), as columns of the findings table
@@ -283,4 +302,5 @@ KEYS = {
     "ordering_mutated": ("scope_id", "partition_id", "event_id"),
     "replayed_events": ("scope_id", "partition_id"),
     "skipped_event": ("scope_id", "partition_id", "event_id"),
+    "unproven_membership": ("scope_id", "epoch", "partition_id"),
 }
