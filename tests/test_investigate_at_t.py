@@ -70,10 +70,19 @@ def test_membership_counts_only_epochs_in_force_at_t(tmp_path: Path) -> None:
             for seconds in (5, 15, 25)
         }
         frontiers = Analysis(logset, at(15).replace(tzinfo=None)).frontiers()
+        # the audit's rule alike: unproven at 15 s, proven by epoch 3 at 25 s
+        rule = {
+            seconds: audit(logset, at(seconds).replace(tzinfo=None), timelines=False)
+            .findings.filter(pl.col("rule") == "unproven_membership")
+            .select("epoch", "partition_id")
+            .rows()
+            for seconds in (15, 25)
+        }
     assert changes[5].is_empty()  # epoch 2 not yet in force
     joined = changes[15].filter(pl.col("partition_id") == "B")
     assert joined.select("epoch", "change", "proved_in").rows() == [(2, "join", None)]
     assert all("unproven_membership" in r for r in frontiers["reasons"].to_list())
+    assert rule == {15: [(2, "B")], 25: []}
     proved = changes[25].filter((pl.col("partition_id") == "B") & (pl.col("epoch") == 2))
     assert proved["proved_in"].to_list() == [3]
     assert proved["cutover_inclusive"].to_list() == [True]
