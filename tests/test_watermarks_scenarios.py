@@ -346,6 +346,29 @@ def test_mf_empty_page_with_and_without_finality(tmp_path: Path) -> None:
     assert (with_finality["provider_through"], with_finality["proven_through"]) == (9, 9)
 
 
+def test_mf_a_page_fetched_with_its_predecessor_is_off_the_traversal(tmp_path: Path) -> None:
+    """§4.9: a page counts where its request token is the next token of a counting page
+    fetched earlier; one fetched at the same instant is not earlier (the reading that
+    claims less), so its finality certifies nothing."""
+    tables = {
+        "receipts": [receipt("e1", 1, page_id="g1")],
+        "pages": [
+            page("g1", 0, 1, 1, 1, next_token="t1", finality_through=1, finality_inclusive=True),
+            page(
+                "g2",
+                1,
+                0,
+                request_token="t1",
+                fetched=0,
+                finality_through=9,
+                finality_inclusive=True,
+            ),
+        ],
+        "checkpoints": [checkpoint("p0", 1, 1)],
+    }
+    assert marks(tmp_path, tables)["p0"]["provider_through"] == 1
+
+
 def test_mf_page_off_the_traversal_does_not_count(tmp_path: Path) -> None:
     """Finality from a page whose request token no counting page handed out."""
     tables = {
