@@ -52,8 +52,11 @@ def _(mo):
         r"""
         ## Each finding, with its evidence and the frontier when it happened
 
-        `claimed_frontier` and `proven_frontier` are the merged frontiers in force at
-        the finding's instant (null where the frontier was a vector).
+        `claimed_frontier` is the merged claimed frontier at the finding's instant.
+        `proven_frontier` is the proven one where it was evaluated at that instant (a
+        row of the frontier history, or T): the proven frontier also moves between
+        those instants as receipts arrive, unrecorded. Null: a vector, `+inf`, or not
+        evaluated at that instant.
         """
     )
     return

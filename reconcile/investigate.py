@@ -234,63 +234,62 @@ def lag(watermarks: pl.DataFrame, domain: str | None = None) -> pl.DataFrame:
 def findings_on_timeline(
     findings: pl.DataFrame, history: pl.DataFrame, frontiers: pl.DataFrame | None = None
 ) -> pl.DataFrame:
-    """Each finding with the claimed and proven frontier in force when it happened:
-    the frontier history's value at its last evaluated instant at or before the
-    finding (§4.15).
+    """Each finding with the claimed and the proven frontier at its instant, where the
+    engine's tables say what they were.
 
-    The history is evaluated at won writes and epoch changes only, and a proven
-    frontier can fall (or rise) after the last of them; so a finding after a scope's
-    last evaluated instant gets the frontier at T (``frontiers``, the table at T) where
-    it happened at T, or where the frontier at T is the history's last value; else
-    null, for nothing says when it changed. Without ``frontiers``, null after the
-    last instant."""
+    The claimed frontier changes only at the history's evaluated instants (won writes,
+    epoch changes), so it is the history's value at the last of its rows at or before
+    the finding (§4.15). The proven frontier also moves between them, as receipts
+    arrive (a failed event lowers it, its retry raises it), which the history does not
+    record: it is given only at an instant the history has a row for, and at T where
+    ``frontiers`` (the table at T, ``Analysis.frontiers()``) is given; elsewhere null
+    (not evaluated there; see a finding's own evidence). A null frontier is also a
+    vector, or +inf, as in the history."""
     check_table("findings_on_timeline", findings, _FINDINGS)
     check_table("findings_on_timeline", history, _HISTORY)
+    marks = (
+        findings.filter(pl.col("at").is_not_null())
+        .with_columns(pl.col("at").cast(pl.Datetime("ns")).alias("_at"))
+        .sort("scope_id", "_at")
+    )
+    rows = history.with_columns(pl.col("at").cast(pl.Datetime("ns")).alias("_at")).sort(
+        "scope_id", "_at"
+    )
+    marks = marks.join_asof(
+        rows.filter(pl.col("basis") == "claimed").select(
+            "scope_id", "_at", pl.col("frontier").alias("claimed_frontier")
+        ),
+        on="_at",
+        by="scope_id",
+        strategy="backward",
+        check_sortedness=False,
+    )
+    proven = rows.filter(pl.col("basis") == "proven").select(
+        "scope_id", "_at", pl.col("frontier").alias("proven_frontier")
+    )
     if frontiers is not None:
         check_table("findings_on_timeline", frontiers, _FRONTIERS)
-    marks = findings.filter(pl.col("at").is_not_null()).sort("scope_id", "at")
-    value = ("kind", "frontier", "frontier_inclusive")
-    for basis in ("claimed", "proven"):
-        mine = history.filter(pl.col("basis") == basis).sort("scope_id", "at")
-        name = f"{basis}_frontier"
-        last = mine.group_by("scope_id").agg(
-            pl.col("at").last().alias("_last_at"),
-            *(pl.col(c).last().alias(f"_l_{c}") for c in value),
+        _after_history(frontiers, history)
+        at_t = frontiers.filter(pl.col("basis") == "proven").select(
+            "scope_id",
+            pl.col("as_of").cast(pl.Datetime("ns")).alias("_at"),
+            pl.col("frontier").alias("proven_frontier"),
         )
-        if frontiers is not None:
-            at_t = frontiers.filter(pl.col("basis") == basis).select(
-                "scope_id",
-                pl.col("as_of").alias("_t"),
-                *(pl.col(c).alias(f"_t_{c}") for c in value),
-            )
-        else:
-            empty: dict[str, Any] = {"scope_id": pl.String, "_t": marks.schema["at"]}
-            empty |= {f"_t_{c}": mine.schema[c] for c in value}
-            at_t = pl.DataFrame(schema=empty)
-        same = pl.all_horizontal(pl.col(f"_l_{c}").eq_missing(pl.col(f"_t_{c}")) for c in value)
-        marks = (
-            marks.join_asof(
-                mine.select("scope_id", "at", pl.col("frontier").alias(name)),
-                on="at",
-                by="scope_id",
-                strategy="backward",
-                check_sortedness=False,
-            )
-            .join(last, on="scope_id", how="left")
-            .join(at_t, on="scope_id", how="left")
-            .with_columns(
-                pl.when(pl.col("at") <= pl.col("_last_at"))
-                .then(pl.col(name))
-                .when(pl.col("at") == pl.col("_t"))
-                .then(pl.col("_t_frontier"))
-                .when(same & pl.col("_t").is_not_null())
-                .then(pl.col(name))
-                .otherwise(None)
-                .alias(name)
-            )
-            .drop(c for c in [*last.columns, *at_t.columns] if c != "scope_id")
+        proven = pl.concat([proven, at_t.join(proven, on=["scope_id", "_at"], how="anti")])
+    marks = marks.join(proven, on=["scope_id", "_at"], how="left")
+    return marks.sort("_at").drop("_at")
+
+
+def _after_history(frontiers: pl.DataFrame, history: pl.DataFrame) -> None:
+    """Refuse a frontiers table of a T before the history's last row (of another
+    analysis): its values are not the frontier at the end of this history."""
+    t: Any = frontiers["as_of"].min()
+    last: Any = history["at"].max()
+    if t is not None and last is not None and t < last:
+        raise UsageError(
+            f"findings_on_timeline: frontiers is the table at {t}, before the history's last"
+            f" row ({last}): give the frontiers and the history of one analysis"
         )
-    return marks.sort("at")
 
 
 def skipped_versus_replayed(findings: pl.DataFrame) -> pl.DataFrame:
@@ -327,10 +326,11 @@ def longest_hold(
     """The longest stay of one partition among the frontier's holders at one value
     (:func:`limiting_spans`; on the claimed basis, the stay of the audit's
     stalled_partition): scope, partition, since, until, frontier, minutes (the
-    earliest of equally long ones). A stay held at the scope's last instant lasts to
-    T where the frontier at T still names it (the claims change only at won writes,
-    which are instants; the proven frontier can move after the last), else to that
-    instant, the last it is known to hold. ``as_of``, if given, is the analysis's T
+    earliest of equally long ones). A claimed stay held at the scope's last instant
+    lasts to T (the claims change only at won writes, which are instants); a proven
+    one to that instant, the last at which it is known to hold (the proven frontier
+    moves between instants, unrecorded: its stays are measured over the evaluated
+    instants alone). ``as_of``, if given, is the analysis's T
     (``Analysis.as_of_iso``, or ``Analysis.as_of``): another T is refused, as a number
     is (an epoch's unit would be a guess). ``basis`` is ``"claimed"`` or ``"proven"``;
     another is refused, and so is a frontier_history frame."""
@@ -385,30 +385,13 @@ def _nanoseconds(text: str) -> str:
 
 def _to_t(analysis: Analysis, spans: pl.DataFrame, basis: str) -> pl.DataFrame:
     """Each stay with its end and length in minutes, longest first (the earliest of
-    equally long ones): a stay held at the scope's last instant ends at T where the
-    frontier at T still names its partition at its value, else at that instant."""
-    at_t = (
-        analysis.frontiers()
-        .filter((pl.col("basis") == basis) & (pl.col("kind") == "scalar"))
-        .explode("limiting_partitions")
-        .select(
-            "scope_id",
-            pl.col("limiting_partitions").alias("partition_id"),
-            "frontier",
-            "frontier_inclusive",
-            pl.lit(True).alias("held_at_t"),
-        )
-    )
+    equally long ones). A claimed stay held at the scope's last instant ends at T (the
+    claims change only at the history's instants); a proven one at that instant, the
+    last at which it is known to hold (the proven frontier moves between instants)."""
     t = pl.lit(analysis.as_of_iso).str.to_datetime("%Y-%m-%dT%H:%M:%S%.f", time_unit="ns")
-    # on the claimed basis the frontier at the last instant is the one at T
-    held = pl.lit(True) if basis == "claimed" else pl.col("held_at_t").fill_null(False)
+    end = t if basis == "claimed" else pl.col("last")
     return (
-        spans.join(
-            at_t,
-            on=["scope_id", "partition_id", "frontier", "frontier_inclusive"],
-            how="left",
-        )
-        .with_columns(pl.col("until").fill_null(pl.when(held).then(t).otherwise(pl.col("last"))))
+        spans.with_columns(pl.col("until").fill_null(end))
         .with_columns(
             ((pl.col("until") - pl.col("at")).dt.total_nanoseconds() / 6e10).alias("minutes")
         )

@@ -136,7 +136,7 @@ _STEPS: TableKind = (
 _FRONTIERS: TableKind = (
     "frontiers",
     "Analysis.frontiers()",
-    ("scope_id", "basis", "kind", "frontier", "frontier_inclusive"),
+    ("as_of", "scope_id", "basis", "kind", "frontier", "frontier_inclusive"),
 )
 _WATERMARKS: TableKind = (
     "watermarks",
@@ -152,19 +152,29 @@ _FINDINGS: TableKind = (
 def _line_end(
     rows: pl.DataFrame, scope_id: str, basis: str, frontiers: pl.DataFrame | None, end: float
 ) -> tuple[float, Any]:
-    """Where a frontier's line ends (T, or its last evaluated instant), and its value at
-    T to mark where the line does not reach T (None: none to mark): see
-    :func:`frontier_timeline`."""
+    """Where a frontier's line ends, and its value at T to mark there (None: none).
+
+    The claimed frontier changes only at the history's evaluated instants (won writes,
+    epoch changes): its line runs on to T. The proven one also moves between them, as
+    receipts arrive, and the history records none of that: its line ends at its last
+    evaluated instant, and ``frontiers`` (the table at T) gives the value at T."""
     last = _seconds(rows["at"])[-1] if rows.height else None
+    if basis == "claimed" or last is None or last >= end:
+        return end, None
     if frontiers is None:
-        return (end if last is None else last), None
+        return last, None
     now = frontiers.filter((pl.col("scope_id") == scope_id) & (pl.col("basis") == basis))
-    if now.is_empty() or last is None:
-        return end, None
-    held = rows.select("kind", "frontier", "frontier_inclusive").tail(1).rows()
-    if held == now.select("kind", "frontier", "frontier_inclusive").rows():
-        return end, None
-    return last, now["frontier"][0]
+    return last, (now["frontier"][0] if now.height else None)
+
+
+def _same_t(frontiers: pl.DataFrame, end: float) -> None:
+    """Refuse a frontiers table of another T than the picture's."""
+    for t in _seconds(frontiers["as_of"].unique()):
+        if t is not None and abs(t - end) > 1e-6:
+            raise UsageError(
+                "frontier_timeline: frontiers is the table at another T than as_of: give"
+                " the frontiers of the analysis whose T is drawn"
+            )
 
 
 def frontier_timeline(
@@ -188,11 +198,12 @@ def frontier_timeline(
     the frontiers and at most ``MAX_PARTITIONS`` partitions, beside the plot.
 
     The history holds the frontier at its evaluated instants only (won writes, epoch
-    changes), and a proven frontier can fall or rise after the last of them. So a
-    frontier's line runs on to T only where ``frontiers`` (the table at T) shows it
-    still at its last value; else the line ends at the last evaluated instant (a dot)
-    and a hollow square marks its value at T (none for a vector), or nothing at T
-    where ``frontiers`` is not given."""
+    changes). The claimed frontier changes only there, and its line runs on to T. The
+    proven frontier also moves between them as receipts arrive (a failed event lowers
+    it, its retry raises it), which the history does not record: its line is the
+    history's steps, drawn from one evaluated instant to the next, and it ends at the
+    last of them (a dot); a hollow square marks its value at T, given ``frontiers``
+    (the table at T, ``Analysis.frontiers()``; none for a vector)."""
     check_table("frontier_timeline", history, _HISTORY)
     for given, kind in ((steps, _STEPS), (frontiers, _FRONTIERS), (findings, _FINDINGS)):
         if given is not None:
@@ -210,6 +221,8 @@ def frontier_timeline(
         else pl.DataFrame(schema={"partition_id": pl.String, "valid_from": pl.Datetime("ns")})
     )
     end = _instant(as_of)
+    if frontiers is not None:
+        _same_t(frontiers, end)
     times = [t for t in _seconds([*mine["at"], *part["valid_from"]]) if t is not None]
     start = min(times) if times else end - 1
     x = TimeAxis([start, end, *times], 0.0, 1.0)

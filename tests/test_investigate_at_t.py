@@ -141,3 +141,52 @@ def test_the_drawn_proven_frontier_never_stands_above_the_frontier_at_t(tmp_path
         if given is not None:
             square = lines["proven frontier at T"]
             assert list(square.get_xdata()) == [1.0] and list(square.get_ydata()) == [2]
+
+
+def test_a_proven_frontier_that_fell_and_came_back_is_not_carried_across(
+    tmp_path: Path,
+) -> None:
+    """Proven 10 at the write (4 s); e3 fails at 6 s (proven 2), its retry commits at
+    7 s (10 again, T). A publication of 10 at 6.5 s is above the proven frontier then:
+    no view pairs it with 10, draws 10 across, or counts a proven stay through it."""
+    path = write_logset(
+        tmp_path / "fell",
+        {
+            "checkpoints": [checkpoint("p0", 1, 10, written=4, page_id="pg1")],
+            "pages": [
+                page("pg1", 0, 2, 1, 2, fetched=1, finality_through=10, finality_inclusive=True)
+            ],
+            "receipts": [
+                receipt("e1", 1, recorded=2, page_id="pg1"),
+                receipt("e2", 2, recorded=3, page_id="pg1"),
+                receipt("e3", 3, "failed", recorded=6, page_id="pg1"),
+                receipt("e3", 3, recorded=7, page_id="pg1", attempt="a2"),
+            ],
+            "published": [
+                {
+                    "scope_id": "s",
+                    "epoch": None,
+                    "published_at": at(6.5),
+                    "kind": "scalar",
+                    "frontier": 10,
+                    "frontier_inclusive": True,
+                }
+            ],
+        },
+    )
+    with open_logset(path) as logset:
+        result = audit(logset)
+        analysis = Analysis(logset)
+        hold = investigate.longest_hold(analysis, basis="proven")
+    over = result.findings.filter(pl.col("rule") == "published_overclaim")
+    assert over.height == 1 and "above the proven frontier" in over["message"][0]
+    placed = investigate.findings_on_timeline(over, result.frontier_history, result.frontiers)
+    assert placed.select("claimed_frontier", "proven_frontier").rows() == [(10, None)]
+    assert hold["until"] == at(4).replace(tzinfo=None)  # its last evaluated instant, not T
+    figure = plots.frontier_timeline(
+        result.frontier_history, "s", result.as_of, frontiers=result.frontiers
+    )
+    lines = {line.get_label(): line for line in figure.axes[0].get_lines()}
+    assert max(lines["proven frontier"].get_xdata()) < 1.0
+    assert list(lines["proven frontier at T"].get_ydata()) == [10]
+    assert max(lines["claimed frontier"].get_xdata()) == 1.0  # claims change at writes only
