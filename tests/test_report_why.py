@@ -494,8 +494,14 @@ def test_a_frontier_that_rose_after_the_last_instant_is_not_dated_by_it(tmp_path
     assert "≤ 4,573 in epoch 1, at this value (reached after 2026-01-01 00:00:02.453807" in text
     assert "at this value since 2026-01-01 00:00:02.453807" not in text
     assert 'class="at-t-proven"><title>proven frontier at T: ≤ 4,573' in page
-    # where the last row holds the value at T: dated by it, no mark at T
+    # where the last row holds the value at T: the claimed frontier is dated by it
+    # (claims change only at won writes); the proven one is said to hold it then too,
+    # not since (it moves between the history's instants as receipts arrive), and its
+    # line ends there, with its value at T marked
     out = tmp_path / "end"
     main(["audit", str(DATA / "stuck"), "--out", str(out)])
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert "at-t-proven" not in page and "at this value since" in page
+    text = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", page)))
+    assert "at-t-claimed" not in page and "at this value since" in text
+    assert "at this value (as at 2026-01-01" in text
+    assert re.search(r'class="at-t-proven"><title>proven frontier at T: [^<]*, as at the', page)

@@ -309,23 +309,29 @@ def _at_t(
     y: Callable[[float], float],
     clamp: Callable[[Any], float | None],
     lo: float,
+    cut: bool,
 ) -> list[str]:
     """A hollow mark at T where the frontier at T (frontiers.parquet) is a scalar the
-    history's last row does not hold: the history has the frontier at §4.15's
-    instants alone, and a proven frontier that rose after the last of them would
-    otherwise be drawn at its older value up to T, beside a table giving the new."""
+    history's last row does not hold, and for the proven frontier wherever its line
+    ends before T (``cut``): the history has the frontier at §4.15's instants alone
+    (won writes, epoch changes), and the proven frontier also moves between them as
+    receipts arrive, so its line ends at the last of them."""
     now = result.frontiers.filter((pl.col("scope_id") == scope) & (pl.col("basis") == basis))
     keys = ["kind", "frontier", "frontier_inclusive"]
     last = rows.sort("at").tail(1)
     if not now.height or now["kind"][0] != "scalar" or now["frontier"][0] is None:
         return []
-    if last.height and last.select(keys).rows() == now.select(keys).rows():
+    same = last.height > 0 and last.select(keys).rows() == now.select(keys).rows()
+    if same and not cut:
         return []
     text = _with_text(now, "frontier").row(0, named=True)
-    tip = (
-        f"{basis} frontier at T: {_cert(text['frontier_text'], text['frontier_inclusive'])},"
-        " reached after the last instant the history records (it records the frontier at"
-        " won writes and epoch changes only)"
+    tip = f"{basis} frontier at T: {_cert(text['frontier_text'], text['frontier_inclusive'])}," + (
+        " as at the last instant the history records (it records the frontier at won"
+        " writes and epoch changes only; the proven frontier moves between them as"
+        " receipts arrive)"
+        if same
+        else " reached after the last instant the history records (it records the"
+        " frontier at won writes and epoch changes only)"
     )
     yy = y(clamp(now["frontier"][0]) or lo)
     return [
@@ -452,7 +458,12 @@ def _timeline(scope: str, result: AuditResult) -> str:
             (start if t is None else t, None if v is None else min(v, hi))
             for t, v in zip(_nums(rows["at"]), _nums(rows["frontier"]), strict=True)
         ]
-        for line in _steps(points, end):
+        # the proven frontier moves between the history's instants, unrecorded: its
+        # line ends at the last of them (the claimed one changes only there)
+        stop = end
+        if basis == "proven" and points and points[-1][0] < end:
+            stop = points[-1][0]
+        for line in _steps(points, stop):
             out.append(
                 _polyline(
                     line,
@@ -486,7 +497,7 @@ def _timeline(scope: str, result: AuditResult) -> str:
                 f'<circle cx="{x(_num(r["at"])):.1f}" cy="{y(clamp(r["frontier"]) or lo):.1f}" '
                 f'r="2.5" fill="{color}"><title>{tip}</title></circle>'
             )
-        out.extend(_at_t(result, scope, basis, rows, x(end), y, clamp, lo))
+        out.extend(_at_t(result, scope, basis, rows, x(end), y, clamp, lo, stop < end))
     out.extend(_epoch_changes(history, x, y))
     # marks that would share a pixel column (findings at one instant, often T) are
     # spread 3 px apart to the left, each still its own link; the title has the time

@@ -171,7 +171,10 @@ def _since(history: pl.DataFrame, frontiers: pl.DataFrame, scope: str, basis: st
     """Since when the frontier at T has had its value: the last history row's time
     where that row holds it. The history holds the frontier at the instants of §4.15
     alone (won writes, epoch changes); a proven frontier that rose after the last of
-    them holds a value no row has, and is said to have reached it after that row."""
+    them holds a value no row has, and is said to have reached it after that row. The
+    proven frontier also moves between those instants, as receipts arrive (a failed
+    event lowers it, its retry raises it), unrecorded: for it, a last row of the same
+    value says only that it held the value then too, not since."""
     rows = history.filter((pl.col("scope_id") == scope) & (pl.col("basis") == basis))
     if not rows.height:
         return ""
@@ -180,7 +183,13 @@ def _since(history: pl.DataFrame, frontiers: pl.DataFrame, scope: str, basis: st
     now = frontiers.filter((pl.col("scope_id") == scope) & (pl.col("basis") == basis))
     keys = ["kind", "frontier", "frontier_inclusive"]
     if now.height and last.select(keys).rows() == now.select(keys).rows():
-        return f" since {at}"
+        if basis == "claimed":
+            return f" since {at}"
+        return (
+            f" (as at {at}, the last instant the history records: it records the"
+            " frontier at won writes and epoch changes only, and the proven frontier"
+            " moves between them as receipts arrive)"
+        )
     return (
         f" (reached after {at}, the last instant the history records: it records the"
         " frontier at won writes and epoch changes only)"
