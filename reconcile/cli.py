@@ -333,7 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compare two audit reports (the --out folders of two audits, e.g. of"
         " successive runs): findings new, resolved and unchanged (matched by rule and key,"
         " docs/rules.md), each scope's frontier movement per basis, and every watermark"
-        " that went back or was lost (a partition gone loses all of them). Exit 0 when"
+        " that went back or was lost (a partition gone loses each it had). Exit 0 when"
         " nothing new is at or above --fail-on, 1 when something is, 2 when a folder is"
         " not a readable report (a file, or a column of the wrong type, is named).",
     )

@@ -10,9 +10,10 @@ another type, is an input error naming the file.
 
 Comparing certificates of two reports takes the reading that never hides a loss:
 a certificate present in OLD and absent in NEW went back; an endpoint unknown in NEW
-is read as exclusive, in OLD as inclusive; a frontier in another epoch that stands
-lower went back all the same; one whose coordinate type differs between the reports
-cannot be compared, and says so.
+is read as exclusive, in OLD as inclusive (one unknown in both, at one value, is the
+same claim read twice: no change); a frontier in another epoch that stands lower went
+back all the same, and one that became a vector is said so; one whose coordinate type
+differs between the reports cannot be compared, and says so.
 """
 
 from __future__ import annotations
@@ -210,7 +211,10 @@ def _movement(old: dict[str, Any] | None, new: dict[str, Any] | None, comparable
     if new is None:
         return "scope gone"
     if old["epoch"] != new["epoch"]:
-        # the scope's members changed, but a scalar that stands lower still went back
+        # the scope's members changed, but a scalar that stands lower still went back,
+        # and one that is no longer a scalar is lost
+        if old["kind"] == "scalar" and new["kind"] == "vector":
+            return "other epoch, became a vector"
         if comparable and old["kind"] == new["kind"] == "scalar" and _order(new) < _order(old):
             return "other epoch, went back"
         return "other epoch"
@@ -347,11 +351,12 @@ def _went_back(old: Report, new: Report, comparable: bool) -> pl.DataFrame:
 
 
 def _gone(old: Report, new: Report) -> pl.DataFrame:
-    """Each certificate of each partition of OLD that NEW has no row of, lost with it
-    (``partition gone``), whatever the coordinates: nothing of it is left to compare."""
+    """Each certificate each partition of OLD that NEW has no row of had (a null one
+    had nothing to lose), lost with it (``partition gone``), whatever the
+    coordinates: nothing of it is left to compare."""
     gone = old.watermarks.join(new.watermarks, on=["scope_id", "partition_id"], how="anti")
     return pl.concat(
-        gone.select(
+        gone.filter(pl.col(value).is_not_null()).select(
             "scope_id",
             "partition_id",
             pl.lit(label).alias("certificate"),
@@ -363,10 +368,26 @@ def _gone(old: Report, new: Report) -> pl.DataFrame:
     )
 
 
+def _coordinates_alike(old: Report, new: Report) -> bool:
+    """Whether the two reports' coordinate columns hold values of one kind (integers,
+    or times): a report whose summary names no coordinate type is compared by what
+    its columns hold, never an integer against a time."""
+
+    def kinds(report: Report) -> set[str]:
+        columns = [report.frontiers.schema["frontier"]] + [
+            report.watermarks.schema[value] for _, value, _ in CERTIFICATES
+        ]
+        return {
+            "time" if isinstance(c, pl.Datetime) else "integer" for c in columns if c != pl.Null
+        }
+
+    return len(kinds(old) | kinds(new)) <= 1
+
+
 def diff_reports(old_path: Path, new_path: Path) -> Diff:
     """Compare the audit report in ``old_path`` with the one in ``new_path``."""
     old, new = read_report(old_path), read_report(new_path)
-    comparable = old.coordinate == new.coordinate
+    comparable = old.coordinate == new.coordinate and _coordinates_alike(old, new)
     a, b = _keyed(old.findings), _keyed(new.findings)
     return Diff(
         old=old,

@@ -367,3 +367,60 @@ def test_an_endpoint_become_unknown_may_have_gone_back(tmp_path: Path) -> None:
     assert back.rows() == [
         ("s0", "p0", "proven", "<= 5", "5 (endpoint unknown)", "may have gone back")
     ]
+
+
+def test_a_frontier_become_a_vector_in_another_epoch_is_said_so(
+    reports: dict[str, Path], tmp_path: Path
+) -> None:
+    old = _copy(reports["clean"], tmp_path / "old")
+    new = _copy(reports["clean"], tmp_path / "new")
+    _frontier(old, epoch=1, frontier=100, frontier_inclusive=True, kind="scalar")
+    _frontier(new, epoch=2, frontier=None, frontier_inclusive=None, kind="vector")
+    moved = set(diff_reports(old, new).frontiers["movement"])
+    assert moved == {"other epoch, became a vector"}
+
+
+def test_a_gone_partition_loses_only_the_certificates_it_had(
+    reports: dict[str, Path], tmp_path: Path
+) -> None:
+    """A partition without a claim that NEW no longer has: its committed and proven
+    certificates are lost, and no claim is said lost ("none -> none")."""
+    old = _copy(reports["faults"], tmp_path / "old")
+    new = _copy(reports["faults"], tmp_path / "new")
+    marks = pl.read_parquet(old / "watermarks.parquet")
+    marks.with_columns(
+        claimed_through=pl.when(pl.int_range(pl.len()) == 0).then(None).otherwise("claimed_through")
+    ).write_parquet(old / "watermarks.parquet")
+    marks.slice(1).write_parquet(new / "watermarks.parquet")
+    back = diff_reports(old, new).went_back
+    assert back["certificate"].to_list() == ["committed", "proven"]
+
+
+def test_reports_naming_no_coordinate_type_are_compared_by_their_columns(
+    reports: dict[str, Path], tmp_path: Path
+) -> None:
+    """Without inputs.coordinate in either summary.json, an integer report and a time
+    report are not compared value by value (a proven 9 against a time read as no loss):
+    the diff says they cannot be compared."""
+    old, new = (
+        _copy(reports["faults"], tmp_path / "old"),
+        _copy(reports["faults"], tmp_path / "new"),
+    )
+    coordinates = ["committed_position", "proven_through", "claimed_through", "consumer_through"]
+    marks = pl.read_parquet(new / "watermarks.parquet")
+    marks.with_columns(
+        pl.col(c).cast(pl.Datetime("ns")) for c in coordinates if c in marks.columns
+    ).write_parquet(new / "watermarks.parquet")
+    fronts = pl.read_parquet(new / "frontiers.parquet")
+    fronts.with_columns(pl.col("frontier").cast(pl.Datetime("ns"))).write_parquet(
+        new / "frontiers.parquet"
+    )
+    for report in (old, new):
+        facts = json.loads((report / "summary.json").read_text())
+        del facts["inputs"]["coordinate"]
+        (report / "summary.json").write_text(json.dumps(facts))
+    result = diff_reports(old, new)
+    assert result.comparable is False  # said so, as where the summaries differ
+    scalar = result.frontiers.filter(pl.col("movement") != "unchanged")  # vectors: unchanged
+    assert set(scalar["movement"]) <= {"incomparable"}
+    assert result.went_back.is_empty()  # nothing compared value by value
