@@ -9,6 +9,7 @@ what they wrote; SIGTERM and SIGHUP clean up as Ctrl-C does.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -162,6 +163,26 @@ def test_an_out_that_is_a_mount_point_fails_before_the_audit(
     assert code == EXIT_INVALID
     assert "is a mount point" in err
     assert list(mounted.iterdir()) == []
+
+
+def test_a_mount_point_seen_only_at_the_rename_is_refused_plainly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bind mount on the folder's own file system looks like a folder until the
+    rename fails with EBUSY: a usage error, the earlier report kept, no traceback."""
+    out = tmp_path / "report"
+    assert run(capsys, "audit", str(DATA / "clean"), "--out", str(out))[0] == 0
+    before = tree(out)
+
+    def busy(new: Path, target: Path, aside: Path) -> None:
+        raise OSError(errno.EBUSY, os.strerror(errno.EBUSY), str(target))
+
+    monkeypatch.setattr("reconcile.audit.report.swap_in", busy)
+    code, _, err = run(capsys, "audit", str(DATA / "faults"), "--out", str(out))
+    assert code == EXIT_INVALID
+    assert "is a mount point" in err and "nothing was written" in err
+    assert tree(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]
 
 
 def test_a_replaced_report_keeps_its_folders_permissions(

@@ -301,6 +301,8 @@ def test_empty_log_set_directory(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "holds no contract table" in text
     assert "checkpoints" in text
     assert "coordinate type: none (no table)" in text  # not int64: nothing was read
+    code, report = run_json(capsys, tmp_path / "empty")
+    assert code == 2 and report["coordinate"] is None and report["tables"] == []
 
 
 def test_missing_checkpoints_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -25,6 +25,7 @@ folder, its moved-aside report) are cleaned up by the next one.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -287,7 +288,17 @@ def write_report(
             )
             for path in (*staging.iterdir(), staging):
                 _durable(path)
-            swap_in(staging, target, previous)  # staging: the earlier report, removed below
+            try:
+                swap_in(staging, target, previous)  # staging: the earlier report, removed below
+            except OSError as error:
+                if error.errno != errno.EBUSY:
+                    raise
+                # a mount point check_target could not see (a bind mount on one file system)
+                raise UsageError(
+                    f"--out {out} is a mount point (the report replaces its folder in one"
+                    " step, which cannot be done to a mount point): nothing was written;"
+                    " choose a folder inside it"
+                ) from error
             _durable(target.parent)
         finally:
             shutil.rmtree(staging, ignore_errors=True)

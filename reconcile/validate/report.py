@@ -45,7 +45,8 @@ class ValidationReport:
         return {
             "logset": self.logset,
             "valid": self.ok,
-            "coordinate": self.coordinate,
+            # no table read: no coordinate to type (the text report says "none")
+            "coordinate": self.coordinate if self.tables else None,
             "mapping": self.mapping,
             "tables": [{"table": t.name, "files": t.files, "rows": t.rows} for t in self.tables],
             "problems": [p.to_dict() for p in self.problems],

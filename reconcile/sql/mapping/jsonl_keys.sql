@@ -11,3 +11,5 @@ WHERE len(keys) <> len(list_distinct(keys))
 UNION ALL
 SELECT DISTINCT unnest(json_keys(json))
 FROM read_json_objects($file, format = 'newline_delimited')
+-- in one order every run, so that the problem a file is refused for is always the same
+ORDER BY 1
