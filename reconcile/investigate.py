@@ -7,7 +7,7 @@ tables; notebooks call these instead of carrying logic in their cells.
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import polars as pl
@@ -365,6 +365,8 @@ def _same_t(analysis: Analysis, as_of: object) -> None:
             f"longest_hold: as_of {as_of!r} is not in Analysis.as_of_iso's form"
             " (naive UTC, 2026-01-01T00:00:05.000000500): pass analysis.as_of_iso"
         )
+    if isinstance(as_of, datetime) and as_of.tzinfo is not None:
+        as_of = as_of.astimezone(UTC).replace(tzinfo=None)  # naive means UTC, as T's
     same = (
         as_of == analysis.as_of
         if isinstance(as_of, datetime)

@@ -5,7 +5,7 @@ beside watermarks as of T, and the notebook's cells disagreed."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import polars as pl
@@ -193,6 +193,10 @@ def test_longest_hold_names_the_scope() -> None:
     with open_logset(STUCK.parent / "timestamps") as logset:
         analysis = Analysis(logset)
         hold = longest_hold(analysis, analysis.as_of_iso)
+        # T as an aware datetime (UTC, or another zone) is the same T
+        aware = analysis.as_of.replace(tzinfo=UTC)
+        assert longest_hold(analysis, aware) == hold
+        assert longest_hold(analysis, aware.astimezone(timezone(timedelta(hours=9)))) == hold
         spans = limiting_spans(analysis).filter(
             (pl.col("scope_id") == hold["scope_id"])
             & (pl.col("partition_id") == hold["partition_id"])
