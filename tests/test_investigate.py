@@ -342,3 +342,36 @@ def test_longest_hold_agrees_with_stalled_partition(tmp_path: Path, name: str) -
 def test_longest_hold_agrees_with_stalled_partition_on_bundled_sets(name: str) -> None:
     with open_logset(STUCK.parent / name) as logset:
         _agree(logset, None)
+
+
+@pytest.mark.parametrize("name", ["stuck", "timestamps", "membership"])
+def test_the_stays_hold_the_historys_limiting_partitions_on_both_bases(name: str) -> None:
+    """At every row of the frontier history, the partitions whose stay covers its
+    instant are the row's limiting partitions, on the proven basis too (where one
+    partition's proven parts may overlap, and islands are merged)."""
+    with open_logset(STUCK.parent / name) as logset:
+        analysis = Analysis(logset)
+        history = analysis.frontier_history()
+        for basis in ("claimed", "proven"):
+            spans = limiting_spans(analysis, basis)
+            rows = history.filter((pl.col("basis") == basis) & (pl.col("kind") == "scalar"))
+            assert rows.height
+            for row in rows.iter_rows(named=True):
+                holding = spans.filter(
+                    (pl.col("scope_id") == row["scope_id"])
+                    & (pl.col("at") <= row["at"])
+                    & (pl.col("last") >= row["at"])
+                )
+                assert sorted(holding["partition_id"]) == sorted(row["limiting_partitions"]), (
+                    basis,
+                    row,
+                )
+            # a stay is whole: the next stay of a partition at one value begins only
+            # at or after the instant where the one before it had stopped
+            gaps = spans.sort("at").with_columns(
+                pl.col("at").shift(-1).over("scope_id", "partition_id", "frontier").alias("next")
+            )
+            assert gaps.filter(
+                pl.col("next").is_not_null()
+                & (pl.col("until").is_null() | (pl.col("next") < pl.col("until")))
+            ).is_empty(), basis
