@@ -25,6 +25,7 @@ from reconcile.investigate import (
     partition_pages,
 )
 from reconcile.plots import frontier_timeline
+from tests.conftest import fast_tier
 from tests.logsets import at, checkpoint, write_logset
 
 STUCK = Path(__file__).parent.parent / "data" / "stuck"
@@ -329,7 +330,7 @@ def _agree(logset: LogSet, as_of: datetime | None) -> None:
     assert hold["minutes"] == round(-seconds / 60, 1)
 
 
-@pytest.mark.parametrize("name", sorted(HOLDS))
+@pytest.mark.parametrize("name", fast_tier(sorted(HOLDS), keep=["handover", "timestamps"]))
 def test_longest_hold_agrees_with_stalled_partition(tmp_path: Path, name: str) -> None:
     rows, kind, seconds = HOLDS[name]
     path = _checkpoints(tmp_path / "logset", rows, kind)
@@ -344,7 +345,7 @@ def test_longest_hold_agrees_with_stalled_partition_on_bundled_sets(name: str) -
         _agree(logset, None)
 
 
-@pytest.mark.parametrize("name", ["stuck", "timestamps", "membership"])
+@pytest.mark.parametrize("name", fast_tier(["stuck", "timestamps", "membership"], keep=["stuck"]))
 def test_the_stays_hold_the_historys_limiting_partitions_on_both_bases(name: str) -> None:
     """At every row of the frontier history, the partitions whose stay covers its
     instant are the row's limiting partitions, on the proven basis too (where one

@@ -165,6 +165,7 @@ def test_an_out_that_is_a_mount_point_fails_before_the_audit(
     assert list(mounted.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_mount_point_seen_only_at_the_rename_is_refused_plainly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -185,6 +186,7 @@ def test_a_mount_point_seen_only_at_the_rename_is_refused_plainly(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]
 
 
+@pytest.mark.slow
 def test_a_replaced_report_keeps_its_folders_permissions(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
