@@ -88,24 +88,23 @@ def test_membership_counts_only_epochs_in_force_at_t(tmp_path: Path) -> None:
     assert proved["cutover_inclusive"].to_list() == [True]
 
 
-def _fell_after_the_last_write(tmp_path: Path) -> Path:
+def _fell_after_the_last_write(tmp_path: Path, **more: list[dict[str, Any]]) -> Path:
     """A page through 10 (finality), e1 and e2 committed, a claim of 10 written at 4 s;
     then e3 at position 3 fails at 6 s: the proven frontier falls to 2 after the last
-    evaluated instant (the write), and the audit says so at T."""
-    return write_logset(
-        tmp_path / "fell",
-        {
-            "checkpoints": [checkpoint("p0", 1, 10, written=4, page_id="pg1")],
-            "pages": [
-                page("pg1", 0, 2, 1, 2, fetched=1, finality_through=10, finality_inclusive=True)
-            ],
-            "receipts": [
-                receipt("e1", 1, recorded=2, page_id="pg1"),
-                receipt("e2", 2, recorded=3, page_id="pg1"),
-                receipt("e3", 3, "failed", recorded=6, page_id="pg1"),
-            ],
-        },
-    )
+    evaluated instant (the write), and the audit says so at T. ``more``: rows to add,
+    by table."""
+    tables: dict[str, list[dict[str, Any]]] = {
+        "checkpoints": [checkpoint("p0", 1, 10, written=4, page_id="pg1")],
+        "pages": [page("pg1", 0, 2, 1, 2, fetched=1, finality_through=10, finality_inclusive=True)],
+        "receipts": [
+            receipt("e1", 1, recorded=2, page_id="pg1"),
+            receipt("e2", 2, recorded=3, page_id="pg1"),
+            receipt("e3", 3, "failed", recorded=6, page_id="pg1"),
+        ],
+    }
+    for table, rows in more.items():
+        tables[table] = tables.get(table, []) + rows
+    return write_logset(tmp_path / "fell", tables)
 
 
 def test_findings_on_timeline_never_pairs_a_finding_at_t_with_an_older_higher_frontier(
@@ -149,30 +148,19 @@ def test_a_proven_frontier_that_fell_and_came_back_is_not_carried_across(
     """Proven 10 at the write (4 s); e3 fails at 6 s (proven 2), its retry commits at
     7 s (10 again, T). A publication of 10 at 6.5 s is above the proven frontier then:
     no view pairs it with 10, draws 10 across, or counts a proven stay through it."""
-    path = write_logset(
-        tmp_path / "fell",
-        {
-            "checkpoints": [checkpoint("p0", 1, 10, written=4, page_id="pg1")],
-            "pages": [
-                page("pg1", 0, 2, 1, 2, fetched=1, finality_through=10, finality_inclusive=True)
-            ],
-            "receipts": [
-                receipt("e1", 1, recorded=2, page_id="pg1"),
-                receipt("e2", 2, recorded=3, page_id="pg1"),
-                receipt("e3", 3, "failed", recorded=6, page_id="pg1"),
-                receipt("e3", 3, recorded=7, page_id="pg1", attempt="a2"),
-            ],
-            "published": [
-                {
-                    "scope_id": "s",
-                    "epoch": None,
-                    "published_at": at(6.5),
-                    "kind": "scalar",
-                    "frontier": 10,
-                    "frontier_inclusive": True,
-                }
-            ],
-        },
+    path = _fell_after_the_last_write(
+        tmp_path,
+        receipts=[receipt("e3", 3, recorded=7, page_id="pg1", attempt="a2")],
+        published=[
+            {
+                "scope_id": "s",
+                "epoch": None,
+                "published_at": at(6.5),
+                "kind": "scalar",
+                "frontier": 10,
+                "frontier_inclusive": True,
+            }
+        ],
     )
     with open_logset(path) as logset:
         result = audit(logset)
