@@ -366,6 +366,7 @@ def partition_state(tables: Tables, scope: str, partition: str, T: Any) -> dict[
         # for the rules (tests/rules_reference.py): the certificates as compared
         "claim_cert": claim,
         "refutation_cert": refutation,
+        "consumer_cert": consumer,
         "proven_cert": proven,
         "discrete": discrete,
         "events": events,

@@ -1,7 +1,7 @@
 """A deliberately plain pure-Python reading of docs/contract.md §5, kept in the tests:
-the audit rules about checkpoint writes and events, each a loop over small lists of
-dicts, transcribed from the rule's sentence. Each returns the rule's keys (§5: the
-fields that identify one finding), with the scope.
+the audit rules about checkpoint writes, events, epochs and publications, each a loop
+over small lists of dicts, transcribed from the rule's sentence. Each returns the
+rule's keys (§5: the fields that identify one finding), with the scope.
 
 The certificates and the state of a partition at an instant come from
 ``tests/reference.py`` (§4). Readings, where the contract leaves room, are the
@@ -13,7 +13,7 @@ inclusive; a claim in another ordering than its scope's is compared with nothing
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tests import reference
@@ -125,10 +125,10 @@ def mixed_checkpoint(tables: Tables, T: Any) -> set[Key]:
     return found
 
 
-def overclaim(tables: Tables, T: Any) -> set[Key]:
-    """A won write's claim is above the partition's refutation bound (§4.10) at its
-    written_at."""
-    found = set()
+def _overclaims(tables: Tables, T: Any) -> list[tuple[Row, dict[str, Any]]]:
+    """Each won write whose claim is above the partition's refutation bound (§4.10) at
+    its written_at, with the partition's state then."""
+    found = []
     for (scope, partition), writes in _won(tables, T).items():
         discrete = _discrete(tables, scope)
         for row in writes:
@@ -137,8 +137,51 @@ def overclaim(tables: Tables, T: Any) -> set[Key]:
                 continue
             then = reference.partition_state(tables, scope, partition, row["written_at"])
             if reference.above(claim, then["refutation_cert"], discrete):
-                found.add(_write_key(row))
+                found.append((row, then))
     return found
+
+
+def overclaim(tables: Tables, T: Any) -> set[Key]:
+    """A won write's claim is above the partition's refutation bound (§4.10) at its
+    written_at."""
+    return {_write_key(row) for row, _ in _overclaims(tables, T)}
+
+
+def overclaim_causes(tables: Tables, T: Any) -> dict[Key, str]:
+    """Each overclaim's evidence.cause, the first that applies: ``token``
+    (token_as_watermark fires for it), ``empty_page`` (it closes an empty page without
+    finality), ``past_blocking_event`` (the claim is above the consumer certificate),
+    ``observed_max`` (the claim, as a certificate, is the highest known position at
+    written_at inclusive: docs/contract.md §8), else ``unknown``. Only keys that one
+    won write holds: of two writes with one key, which finding is kept is the
+    engine's tie-break (§8), not the rule's."""
+    tokens = token_as_watermark(tables, T)
+    held: dict[Key, int] = {}
+    for writes in _won(tables, T).values():
+        for row in writes:
+            held[_write_key(row)] = held.get(_write_key(row), 0) + 1
+    causes = {}
+    for row, then in _overclaims(tables, T):
+        key = _write_key(row)
+        claim, discrete = _claim(row), then["discrete"]
+        page = _page(tables, row, T)
+        consumer = then["consumer_cert"]
+        positions = [event.position for event in then["events"].values()]
+        if key in tokens:
+            cause = "token"
+        elif page is not None and page["event_count"] == 0 and page["finality_through"] is None:
+            cause = "empty_page"
+        elif reference.above(claim, consumer, discrete):
+            cause = "past_blocking_event"
+        elif positions and reference.cert_key(claim, discrete) == reference.cert_key(
+            (max(positions), True), discrete
+        ):
+            cause = "observed_max"
+        else:
+            cause = "unknown"
+        if held[key] == 1:
+            causes[key] = cause
+    return causes
 
 
 def _page(tables: Tables, row: Row, T: Any) -> Row | None:
@@ -274,6 +317,74 @@ def unproven_membership(tables: Tables, T: Any) -> set[Key]:
     return found
 
 
+# "strictly before" an instant: the times of these log sets are whole microseconds
+BEFORE = timedelta(microseconds=1)
+
+
+def _held_against(tables: Tables, scope: str, t: Any) -> Any:
+    """The frontier a cutover or a publication is held against at t: the proven one
+    where it is a scalar, else the claimed one; None where both are vectors."""
+    for basis in ("proven", "claimed"):
+        found = reference.frontier(tables, scope, basis, t)
+        if found["kind"] == "scalar":
+            return (found["frontier"], found["frontier_inclusive"])
+    return None
+
+
+def cutover_overclaim(tables: Tables, T: Any) -> set[Key]:
+    """An epoch in effect by T has a cutover above the frontier in force on the rows
+    strictly before its effective_at (proven basis where it is a scalar, else
+    claimed), or that frontier is a vector on both bases, or the cutover's endpoint is
+    unknown (§4.13); a scope's first epoch is exempt."""
+    found = set()
+    for scope in reference.scopes(tables):
+        declared = [e for e in tables.get("epochs", ()) if e["scope_id"] == scope]
+        if not declared:
+            continue
+        first = min(e["epoch"] for e in declared)
+        discrete = _discrete(tables, scope)
+        for epoch in declared:
+            if epoch["epoch"] == first or epoch["effective_at"] > T:
+                continue
+            cutover = (epoch["cutover"], epoch["cutover_inclusive"])
+            before = _held_against(tables, scope, epoch["effective_at"] - BEFORE)
+            if cutover[1] is None or before is None or reference.above(cutover, before, discrete):
+                found.add((scope, epoch["epoch"]))
+    return found
+
+
+def published_overclaim(tables: Tables, T: Any) -> set[Key]:
+    """A scalar published by T (a null frontier read as +inf, a null endpoint as
+    inclusive) is above the recomputed frontier at published_at (proven basis where it
+    is a scalar, else claimed), both recomputed frontiers are vectors, or it names an
+    epoch other than the one in force: a null epoch only for a scope without epochs,
+    whose epoch 1 is in force (or 1 itself). Whether a scope has epochs is judged on
+    the whole log set (§3): ``tables`` is not cut at T."""
+    found = set()
+    for row in tables.get("published", ()):
+        if row["kind"] != "scalar" or row["published_at"] > T:
+            continue
+        scope, at = row["scope_id"], row["published_at"]
+        if any(e["scope_id"] == scope for e in tables.get("epochs", ())):
+            wrong_epoch = row.get("epoch") is None or row["epoch"] != reference.epoch_at(
+                tables, scope, at
+            )
+        else:
+            wrong_epoch = row.get("epoch") not in (None, 1)
+        value = reference.INF
+        if row.get("frontier") is not None:
+            inclusive = row.get("frontier_inclusive")
+            value = (row["frontier"], True if inclusive is None else inclusive)
+        against = _held_against(tables, scope, at)
+        if (
+            wrong_epoch
+            or against is None
+            or reference.above(value, against, _discrete(tables, scope))
+        ):
+            found.add((scope, at))
+    return found
+
+
 RULES = {
     "cas_chain_broken": cas_chain_broken,
     "stale_owner_won": stale_owner_won,
@@ -287,6 +398,8 @@ RULES = {
     "replayed_events": replayed_events,
     "skipped_event": skipped_event,
     "unproven_membership": unproven_membership,
+    "cutover_overclaim": cutover_overclaim,
+    "published_overclaim": published_overclaim,
 }
 
 # each rule's key (§5), as columns of the findings table
@@ -303,4 +416,10 @@ KEYS = {
     "replayed_events": ("scope_id", "partition_id"),
     "skipped_event": ("scope_id", "partition_id", "event_id"),
     "unproven_membership": ("scope_id", "epoch", "partition_id"),
+    "cutover_overclaim": ("scope_id", "epoch"),
+    "published_overclaim": ("scope_id", "at"),
 }
+
+# the rules that read the whole log set, not the one cut at T (published_overclaim:
+# whether a scope has epochs, §3)
+WHOLE = {"published_overclaim"}
