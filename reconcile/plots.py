@@ -147,6 +147,9 @@ _WATERMARKS: TableKind = (
 _FINDINGS: TableKind = (
     "findings", "reconcile.audit.audit(...).findings", ("rule", "severity", "scope_id", "at")
 )  # fmt: skip
+_FINDINGS_BY_RULE: TableKind = (
+    "findings", "reconcile.audit.audit(...).findings", ("rule", "severity")
+)  # fmt: skip
 
 
 def _line_end(
@@ -411,7 +414,7 @@ def partition_lag(
 
 def findings_by_rule(findings: pl.DataFrame) -> Figure:
     """How many findings of each rule, colored by severity."""
-    check_table("findings_by_rule", findings, _FINDINGS)
+    check_table("findings_by_rule", findings, _FINDINGS_BY_RULE)
     counts = findings.group_by("rule", "severity").len().sort("len")
     fig, ax = _figure(8, max(2.5, 0.35 * counts.height))
     ax.barh(
