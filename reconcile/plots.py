@@ -206,7 +206,11 @@ def frontier_timeline(
     it, its retry raises it), which the history does not record: its line is the
     history's steps, drawn from one evaluated instant to the next, and it ends at the
     last of them (a dot); a hollow square marks its value at T, given ``frontiers``
-    (the table at T, ``Analysis.frontiers()``; none for a vector)."""
+    (the table at T, ``Analysis.frontiers()``; none for a vector).
+
+    A line's height is its certificate's value; whether the endpoint is inclusive is
+    not drawn (on a dense coordinate a frontier through x and one just before x look
+    alike): the tables' ``frontier_inclusive`` columns tell them apart."""
     check_table("frontier_timeline", history, _HISTORY)
     for given, kind in ((steps, _STEPS), (frontiers, _FRONTIERS), (findings, _FINDINGS)):
         if given is not None:
