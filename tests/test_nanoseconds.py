@@ -7,7 +7,9 @@ out of T and a failed event was not seen (an overclaim reported as proven)."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -505,3 +507,30 @@ def test_int96_through_a_mapping_is_refused_too(
     (problem,) = json.loads(out)["problems"]
     assert (problem["check"], problem["column"]) == ("int96_nanoseconds", "recorded_at")
     assert problem["files"] == ["r.parquet"]
+
+
+def test_the_report_labels_stretches_to_the_nanosecond(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The chart's notes name a stretch's ends whole: the claimed frontier is a vector
+    from p0's claim at 1 s + 5 ns (p1 has none yet) to p1's at 2 s + 7 ns, and p0
+    stalls from 3 s to 6 s + 400 ns (labels read through Python datetimes said 1 s,
+    2 s and 6 s)."""
+    rows = [
+        ("p0", 1, at_ns(1, 5), 5),
+        ("p1", 1, at_ns(2, 7), 100),
+        ("p0", 2, at_ns(3), 10),
+        ("p0", 3, at_ns(6, 400), 200),
+    ]
+    logset = write_logset(tmp_path / "logs", {"checkpoints": claims(rows, times=False)})
+    report = tmp_path / "report"
+    main(["audit", str(logset), "--out", str(report), "--stall-threshold", "0.04"])
+    capsys.readouterr()
+    page = (report / "report.html").read_text(encoding="utf-8")
+    notes = [html.unescape(n) for n in re.findall(r'class="vector-note">([^<]*)<', page)]
+    claimed = next(n for n in notes if n.startswith("no claimed line"))
+    assert claimed.startswith(
+        "no claimed line from 2026-01-01 00:00:01.000000005 to 2026-01-01 00:00:02.000000007:"
+    )
+    (band,) = re.findall(r'<rect class="stall"[^>]*><title>([^<]*)</title>', page)
+    assert "from 2026-01-01 00:00:03 to 2026-01-01 00:00:06.0000004" in html.unescape(band)

@@ -91,3 +91,21 @@ def test_a_lag_that_lasts_to_t_has_no_end() -> None:
     # an exclusive claim at the proof's value is below it: no lag
     even = _history([(0, "proven", "scalar", 5, True), (0, "claimed", "scalar", 5, False)])
     assert lag_spans(even) == []
+
+
+def test_time_frontiers_nanoseconds_apart_are_told_apart() -> None:
+    """A claim through 5 s + 2 ns above a proof through 5 s + 1 ns is a lag: compared
+    as Python datetimes (microseconds) the two were equal, and no strip was drawn."""
+    base = 1_767_225_605 * 10**9  # 2026-01-01T00:00:05
+    history = pl.DataFrame(
+        {
+            "at": [T0, T0],
+            "basis": ["proven", "claimed"],
+            "kind": ["scalar", "scalar"],
+            "frontier": pl.Series([base + 1, base + 2]).cast(pl.Datetime("ns")),
+            "frontier_inclusive": [True, True],
+        }
+    )
+    assert lag_spans(history) == [(T0, None)]
+    even = history.with_columns(frontier=pl.Series([base + 2, base + 2]).cast(pl.Datetime("ns")))
+    assert lag_spans(even) == []

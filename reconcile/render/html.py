@@ -424,10 +424,15 @@ def _timeline(scope: str, result: AuditResult) -> str:
             f'<text x="{WIDTH - RIGHT}" y="{TOP - 6}" text-anchor="end" class="offscale">'
             f"off scale, drawn on this edge: {_e(names)}, up to {_e(_label(top))}</text>"
         )
-    stalls = stall_spans(result.findings.filter(pl.col("scope_id") == scope))
-    out.extend(_stall_bands(stalls, x, start, end))
+    # the stretches where they are drawn, and their ends as exact text for the labels
+    scope_findings = result.findings.filter(pl.col("scope_id") == scope)
+    stalls = stall_spans(scope_findings)
+    stall_labels = stall_spans(_with_text(scope_findings, "at"), "at_text")
+    out.extend(_stall_bands(stalls, stall_labels, x, start, end))
+    timed = _with_text(history, "at")
     lags = lag_spans(history)
-    out.extend(_lag_strip(lags, x, start, end))
+    lag_labels = lag_spans(timed, "at_text")
+    out.extend(_lag_strip(lags, lag_labels, x, start, end))
     legend = []
     shown_parts = sorted(set(parts["partition_id"].to_list()))
     for n, pid in enumerate(shown_parts):
@@ -525,7 +530,7 @@ def _timeline(scope: str, result: AuditResult) -> str:
     )
     # where a frontier is a vector it has no line: said, never a line that just stops
     for basis in ("proven", "claimed"):
-        spans = vector_spans(history, basis)
+        spans = vector_spans(timed, basis, "at_text")
         if spans:
             shown = "; ".join(
                 ("from the start" if a is None else f"from {_e(_label(a))}")
@@ -541,7 +546,9 @@ def _timeline(scope: str, result: AuditResult) -> str:
     if stalls:
         legend.append(
             '<span class="stall-note"><i style="background:#c6dbef;height:10px"></i>'
-            + _e(_spans_text([(a, b) for _, a, b in stalls], "stalled_partition", stalls))
+            + _e(
+                _spans_text([(a, b) for _, a, b in stall_labels], "stalled_partition", stall_labels)
+            )
             + "</span>"
         )
     vectors = bool(vector_spans(history, "proven") or vector_spans(history, "claimed"))
@@ -549,7 +556,7 @@ def _timeline(scope: str, result: AuditResult) -> str:
         legend.append(
             f'<span class="lag-note"><i style="background:{LAG_COLOR};height:6px"></i>'
             + _e(
-                _spans_text(lags, "frontier_history", None)
+                _spans_text(lag_labels, "frontier_history", None)
                 if lags
                 else "no orange strip: where both frontiers are single values, the claimed"
                 " one never stood above the proven one"
@@ -600,18 +607,24 @@ def _x_range(x: TimeAxis, a: Any, b: Any, start: float, end: float) -> tuple[flo
 
 
 def _stall_bands(
-    stalls: Sequence[tuple[str, Any, Any]], x: TimeAxis, start: float, end: float
+    stalls: Sequence[tuple[str, Any, Any]],
+    labels: Sequence[tuple[str, Any, Any]],
+    x: TimeAxis,
+    start: float,
+    end: float,
 ) -> list[str]:
-    """A pale band the plot's height per stall, with the partition and how long."""
+    """A pale band the plot's height per stall, with the partition and how long
+    (``labels``: the same stalls, their ends as exact text)."""
     out = []
-    for partition, a, b in stalls:
+    for (partition, a, b), (_, a_text, b_text) in zip(stalls, labels, strict=True):
         lo, hi = _x_range(x, a, b, start, end)
         seconds = (b - a).total_seconds()
         out.append(
             f'<rect class="stall" x="{lo:.1f}" y="{TOP}" width="{hi - lo:.1f}"'
             f' height="{HEIGHT - TOP - BOTTOM}" fill="#c6dbef" opacity="0.45">'
-            f"<title>{_e(partition)} stalled {_e(duration(seconds))}, from {_e(_label(a))}"
-            f" to {_e(_label(b))}: it held the claimed frontier at one value"
+            f"<title>{_e(partition)} stalled {_e(duration(seconds))}, from {_e(_label(a_text))}"
+            f" to {_e(_label(b_text if b_text is not None else b))}: it held the claimed"
+            " frontier at one value"
             " (stalled_partition)</title></rect>"
             f'<text class="stall-label" x="{lo + 3:.1f}" y="{HEIGHT - BOTTOM - 12}"'
             f' fill="#08519c">{_e(partition)} stalled {_e(duration(seconds))}</text>'
@@ -619,16 +632,23 @@ def _stall_bands(
     return out
 
 
-def _lag_strip(lags: Sequence[tuple[Any, Any]], x: TimeAxis, start: float, end: float) -> list[str]:
+def _lag_strip(
+    lags: Sequence[tuple[Any, Any]],
+    labels: Sequence[tuple[Any, Any]],
+    x: TimeAxis,
+    start: float,
+    end: float,
+) -> list[str]:
     """A strip along the bottom of the plot where the claimed frontier stood above
-    the proven one; stretches closer than a pixel are drawn as one."""
+    the proven one; stretches closer than a pixel are drawn as one (``labels``: the
+    same stretches, their ends as exact text)."""
     merged: list[tuple[float, float, Any, Any]] = []
-    for a, b in lags:
+    for (a, b), (a_text, b_text) in zip(lags, labels, strict=True):
         lo, hi = _x_range(x, a, b, start, end)
         if merged and lo - merged[-1][1] < 1.0:
-            merged[-1] = (merged[-1][0], max(hi, merged[-1][1]), merged[-1][2], b)
+            merged[-1] = (merged[-1][0], max(hi, merged[-1][1]), merged[-1][2], b_text)
         else:
-            merged.append((lo, hi, a, b))
+            merged.append((lo, hi, a_text, b_text))
     return [
         f'<rect class="lag" x="{lo:.1f}" y="{HEIGHT - BOTTOM - 6}" width="{hi - lo:.1f}"'
         f' height="6" fill="{LAG_COLOR}" opacity="0.55"><title>claimed frontier above the'
