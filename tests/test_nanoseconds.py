@@ -534,3 +534,58 @@ def test_the_report_labels_stretches_to_the_nanosecond(
     )
     (band,) = re.findall(r'<rect class="stall"[^>]*><title>([^<]*)</title>', page)
     assert "from 2026-01-01 00:00:03 to 2026-01-01 00:00:06.0000004" in html.unescape(band)
+
+
+def test_a_proven_frontier_that_rose_by_nanoseconds_is_not_dated_by_the_last_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Positions are times: e1 at 10 s, e2 at 10 s + 1 ns, e3 at 10 s + 2 ns. At the
+    last won write (5 s) e2 has failed: the proven frontier is just before it. e2 is
+    committed at 7 s (T), e3 failed at 6 s: at T the frontier is just before e3, 1 ns
+    higher. The report dates it after the history's last row, never "as at" it (the
+    two compared equal as Python datetimes)."""
+    receipts = pa.table(
+        {
+            "scope_id": ["s"] * 4,
+            "partition_id": ["p0"] * 4,
+            "event_id": ["e1", "e2", "e2", "e3"],
+            "position": pa.array([at_ns(10), at_ns(10, 1), at_ns(10, 1), at_ns(10, 2)], NS),
+            "outcome": ["committed", "failed", "committed", "failed"],
+            "attempt_id": ["a1"] * 4,
+            "recorded_at": pa.array([at_ns(1), at_ns(2), at_ns(7), at_ns(6)], NS),
+        }
+    )
+    # the provider's finality through 20 s: the proof is the events' own
+    pages = pa.table(
+        {
+            "scope_id": ["s"],
+            "partition_id": ["p0"],
+            "attempt_id": ["a1"],
+            "page_id": ["g0"],
+            "page_seq": pa.array([0], pa.int64()),
+            "request_token": pa.array([None], pa.string()),
+            "next_token": pa.array([None], pa.string()),
+            "event_count": pa.array([0], pa.int64()),
+            "min_position": pa.array([None], NS),
+            "max_position": pa.array([None], NS),
+            "finality_through": pa.array([at_ns(20)], NS),
+            "finality_inclusive": [True],
+            "fetched_at": pa.array([at_ns(1)], NS),
+        }
+    )
+    checkpoints = claims([("p0", 1, at_ns(5), at_ns(10))])
+    tables = {"receipts": receipts, "pages": pages, "checkpoints": checkpoints}
+    logset = write_logset(tmp_path / "logs", tables)
+    report = tmp_path / "report"
+    main(["audit", str(logset), "--out", str(report)])
+    capsys.readouterr()
+    history = pl.read_parquet(report / "frontier_history.parquet").filter(
+        pl.col("basis") == "proven"
+    )
+    assert history.sort("at")["frontier"].dt.nanosecond()[-1] == 1
+    fronts = pl.read_parquet(report / "frontiers.parquet").filter(pl.col("basis") == "proven")
+    assert fronts["frontier"].dt.nanosecond()[0] == 2
+    page = (report / "report.html").read_text(encoding="utf-8")
+    text = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", page)))
+    assert "< 2026-01-01 00:00:10.000000002 in epoch 1, at this value (reached after" in text
+    assert "at this value (as at" not in text

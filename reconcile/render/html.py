@@ -321,7 +321,11 @@ def _at_t(
     last = rows.sort("at").tail(1)
     if not now.height or now["kind"][0] != "scalar" or now["frontier"][0] is None:
         return []
-    same = last.height > 0 and last.select(keys).rows() == now.select(keys).rows()
+    # compared as exact text: as Python datetimes, times nanoseconds apart are equal
+    same = (
+        last.height > 0
+        and times_as_text(last.select(keys)).rows() == times_as_text(now.select(keys)).rows()
+    )
     if same and not cut:
         return []
     text = _with_text(now, "frontier").row(0, named=True)

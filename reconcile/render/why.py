@@ -182,7 +182,9 @@ def _since(history: pl.DataFrame, frontiers: pl.DataFrame, scope: str, basis: st
     at = _e(_value(times_as_text(last.select("at"), " ")["at"][0]))
     now = frontiers.filter((pl.col("scope_id") == scope) & (pl.col("basis") == basis))
     keys = ["kind", "frontier", "frontier_inclusive"]
-    if now.height and last.select(keys).rows() == now.select(keys).rows():
+    # compared as exact text: as Python datetimes, times nanoseconds apart are equal
+    exact = times_as_text(last.select(keys)).rows() == times_as_text(now.select(keys)).rows()
+    if now.height and exact:
         if basis == "claimed":
             return f" since {at}"
         return (
