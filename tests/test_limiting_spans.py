@@ -208,3 +208,13 @@ def test_a_piece_inside_a_longer_one_does_not_end_the_stay() -> None:
     found = _spans_query(instants, [], proven, "proven")
     assert found == [("s0", "p0", _time(0), _time(5), None, 1, (5, 1))]
     assert found == _spans_reference(instants, [], proven, "proven")
+
+
+def test_pieces_that_meet_make_one_stay() -> None:
+    """p0's proven certificate holds the frontier 5 over instants 0-2 by one piece
+    and 3-5 by another: one stay, from instant 0 to 5."""
+    instants: list[Instant] = [("s0", "proven", i, True, 1, (5, 1)) for i in range(6)]
+    proven: list[Piece] = [("s0", "p0", 0, 3, (5, 1)), ("s0", "p0", 3, 6, (5, 1))]
+    found = _spans_query(instants, [], proven, "proven")
+    assert found == [("s0", "p0", _time(0), _time(5), None, 1, (5, 1))]
+    assert found == _spans_reference(instants, [], proven, "proven")

@@ -532,15 +532,18 @@ def test_the_report_labels_stretches_to_the_nanosecond(
     assert claimed.startswith(
         "no claimed line from 2026-01-01 00:00:01.000000005 to 2026-01-01 00:00:02.000000007:"
     )
+    stall = "from 2026-01-01 00:00:03 to 2026-01-01 00:00:06.000000400"
     (band,) = re.findall(r'<rect class="stall"[^>]*><title>([^<]*)</title>', page)
-    assert "from 2026-01-01 00:00:03 to 2026-01-01 00:00:06.0000004" in html.unescape(band)
+    assert stall in html.unescape(band)
+    (legend,) = re.findall(r'class="stall-note">(?:<i[^>]*></i>)?([^<]*)<', page)
+    assert f"p0 {stall}" in html.unescape(legend)
 
 
 def test_a_proven_frontier_that_rose_by_nanoseconds_is_not_dated_by_the_last_row(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Positions are times: e1 at 10 s, e2 at 10 s + 1 ns, e3 at 10 s + 2 ns. At the
-    last won write (5 s) e2 has failed: the proven frontier is just before it. e2 is
+    last won write (5 s + 3 ns) e2 has failed: the proven frontier is just before it. e2 is
     committed at 7 s (T), e3 failed at 6 s: at T the frontier is just before e3, 1 ns
     higher. The report dates it after the history's last row, never "as at" it (the
     two compared equal as Python datetimes)."""
@@ -573,7 +576,8 @@ def test_a_proven_frontier_that_rose_by_nanoseconds_is_not_dated_by_the_last_row
             "fetched_at": pa.array([at_ns(1)], NS),
         }
     )
-    checkpoints = claims([("p0", 1, at_ns(5), at_ns(10))])
+    # a claim through e2 at 5 s + 3 ns: above the proof (just before e2) from then on
+    checkpoints = claims([("p0", 1, at_ns(5, 3), at_ns(10, 1))])
     tables = {"receipts": receipts, "pages": pages, "checkpoints": checkpoints}
     logset = write_logset(tmp_path / "logs", tables)
     report = tmp_path / "report"
@@ -589,3 +593,9 @@ def test_a_proven_frontier_that_rose_by_nanoseconds_is_not_dated_by_the_last_row
     text = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", page)))
     assert "< 2026-01-01 00:00:10.000000002 in epoch 1, at this value (reached after" in text
     assert "at this value (as at" not in text
+    (mark,) = re.findall(r'class="at-t-proven"><title>([^<]*)<', page)
+    assert "reached after the last instant the history records" in html.unescape(mark)
+    lag = "claimed frontier above the proven one from 2026-01-01 00:00:05.000000003 on"
+    assert lag in [html.unescape(t) for t in re.findall(r'class="lag"[^>]*><title>([^<]*)<', page)]
+    (note,) = re.findall(r'class="lag-note">(?:<i[^>]*></i>)?([^<]*)<', page)
+    assert "from 2026-01-01 00:00:05.000000003 on" in html.unescape(note)

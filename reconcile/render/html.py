@@ -431,7 +431,24 @@ def _timeline(scope: str, result: AuditResult) -> str:
     # the stretches where they are drawn, and their ends as exact text for the labels
     scope_findings = result.findings.filter(pl.col("scope_id") == scope)
     stalls = stall_spans(scope_findings)
-    stall_labels = stall_spans(_with_text(scope_findings, "at"), "at_text")
+    until = (
+        pl.col("evidence")
+        .str.json_path_match("$.until")
+        .str.to_datetime(format="%Y-%m-%d %H:%M:%S%.f", time_unit="ns", strict=False)
+        .alias("until")
+    )
+    stall_labels = [
+        (partition, a_text, _label(b) if b_text is None else b_text)
+        for (partition, _, b), (_, a_text, b_text) in zip(
+            stalls,
+            stall_spans(
+                _with_text(scope_findings.with_columns(until), "at", "until"),
+                "at_text",
+                "until_text",
+            ),
+            strict=True,
+        )
+    ]
     out.extend(_stall_bands(stalls, stall_labels, x, start, end))
     timed = _with_text(history, "at")
     lags = lag_spans(history)
@@ -627,7 +644,7 @@ def _stall_bands(
             f'<rect class="stall" x="{lo:.1f}" y="{TOP}" width="{hi - lo:.1f}"'
             f' height="{HEIGHT - TOP - BOTTOM}" fill="#c6dbef" opacity="0.45">'
             f"<title>{_e(partition)} stalled {_e(duration(seconds))}, from {_e(_label(a_text))}"
-            f" to {_e(_label(b_text if b_text is not None else b))}: it held the claimed"
+            f" to {_e(_label(b_text))}: it held the claimed"
             " frontier at one value"
             " (stalled_partition)</title></rect>"
             f'<text class="stall-label" x="{lo + 3:.1f}" y="{HEIGHT - BOTTOM - 12}"'

@@ -76,20 +76,22 @@ def lag_spans(history: pl.DataFrame, column: str = "at") -> list[tuple[Any, Any]
     return spans
 
 
-def stall_spans(findings: pl.DataFrame, column: str = "at") -> list[tuple[str, Any, Any]]:
+def stall_spans(
+    findings: pl.DataFrame, column: str = "at", ends: str | None = None
+) -> list[tuple[str, Any, Any]]:
     """Each ``stalled_partition`` finding of the frame as (partition, from, to): it
-    holds from its ``at`` for its evidence's ``seconds``. Read from another column
-    (``at_text``), the end is the evidence's ``until`` as written."""
+    holds from its ``at`` for its evidence's ``seconds``. ``ends`` names a column
+    that holds each stall's end instead (the report's exact text of the evidence's
+    ``until``)."""
     rows = findings.filter((pl.col("rule") == "stalled_partition") & pl.col("at").is_not_null())
     out: list[tuple[str, Any, Any]] = []
-    for partition, at, evidence in rows.select("partition_id", column, "evidence").iter_rows():
+    given = pl.col(ends) if ends is not None else pl.lit(None)
+    for partition, at, evidence, end in rows.select(
+        "partition_id", column, "evidence", given
+    ).iter_rows():
         fields = json.loads(evidence) if evidence else {}
         seconds = fields.get("seconds") if isinstance(fields, dict) else None
         if not isinstance(seconds, int | float):
             continue
-        if column == "at":
-            out.append((partition, at, at + timedelta(seconds=seconds)))
-        else:
-            until = fields.get("until")
-            out.append((partition, at, until if isinstance(until, str) else None))
+        out.append((partition, at, end if ends is not None else at + timedelta(seconds=seconds)))
     return out
