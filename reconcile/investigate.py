@@ -285,7 +285,11 @@ def _after_history(frontiers: pl.DataFrame, history: pl.DataFrame) -> None:
     analysis): its values are not the frontier at the end of this history."""
     t: Any = frontiers["as_of"].min()
     last: Any = history["at"].max()
-    if t is not None and last is not None and t < last:
+    # compared to the nanosecond: as Python datetimes, a T 100 ns before the last
+    # row is that row's instant
+    t_ns: Any = frontiers["as_of"].dt.epoch("ns").min()
+    last_ns: Any = history["at"].dt.epoch("ns").max()
+    if t_ns is not None and last_ns is not None and t_ns < last_ns:
         raise UsageError(
             f"findings_on_timeline: frontiers is the table at {t}, before the history's last"
             f" row ({last}): give the frontiers and the history of one analysis"

@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pytest
 
 from reconcile import investigate, open_logset, plots
 from reconcile.audit import audit
 from reconcile.engine import Analysis
+from reconcile.errors import UsageError
 from tests.logsets import at, checkpoint, page, receipt, write_logset
 
 
@@ -178,3 +180,45 @@ def test_a_proven_frontier_that_fell_and_came_back_is_not_carried_across(
     assert max(lines["proven frontier"].get_xdata()) < 1.0
     assert list(lines["proven frontier at T"].get_ydata()) == [10]
     assert max(lines["claimed frontier"].get_xdata()) == 1.0  # claims change at writes only
+
+
+def test_a_frontiers_table_nanoseconds_before_the_history_is_refused() -> None:
+    """The frontiers table at T is refused when T lies before the history's last row,
+    by 100 ns too (compared as Python datetimes the two were one instant)."""
+    last = pl.Series([1_767_225_605_000_000_100]).cast(pl.Datetime("ns"))
+    history = pl.DataFrame(
+        {
+            "scope_id": ["s0"],
+            "basis": ["proven"],
+            "at": last,
+            "kind": ["scalar"],
+            "frontier": [5],
+            "frontier_inclusive": [True],
+            "limiting_partitions": [["p0"]],
+        }
+    )
+    frontiers = pl.DataFrame(
+        {
+            "as_of": pl.Series([1_767_225_605_000_000_000]).cast(pl.Datetime("ns")),
+            "scope_id": ["s0"],
+            "basis": ["proven"],
+            "kind": ["scalar"],
+            "frontier": [5],
+            "frontier_inclusive": [True],
+        }
+    )
+    findings = pl.DataFrame(
+        {
+            "rule": ["skipped_event"],
+            "scope_id": ["s0"],
+            "partition_id": ["p0"],
+            "event_id": ["e1"],
+            "at": last,
+            "evidence": ["{}"],
+        }
+    )
+    with pytest.raises(UsageError, match="before the history's last row"):
+        investigate.findings_on_timeline(findings, history, frontiers)
+    # at the last row's own instant it is taken
+    at_t = frontiers.with_columns(as_of=last)
+    assert investigate.findings_on_timeline(findings, history, at_t).height == 1
