@@ -599,3 +599,36 @@ def test_a_proven_frontier_that_rose_by_nanoseconds_is_not_dated_by_the_last_row
     assert lag in [html.unescape(t) for t in re.findall(r'class="lag"[^>]*><title>([^<]*)<', page)]
     (note,) = re.findall(r'class="lag-note">(?:<i[^>]*></i>)?([^<]*)<', page)
     assert "from 2026-01-01 00:00:05.000000003 on" in html.unescape(note)
+
+
+def test_an_epoch_change_is_named_to_the_nanosecond(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The chart's line where epoch 2 comes into force is titled with its instant
+    whole: 4 s + 9 ns, never 4 s."""
+    epochs = pa.table(
+        {
+            "scope_id": ["s", "s"],
+            "epoch": pa.array([1, 2], pa.int64()),
+            "effective_at": pa.array([at_ns(0), at_ns(4, 9)], NS),
+            "cutover": pa.array([None, 10], pa.int64()),
+            "cutover_inclusive": pa.array([None, True], pa.bool_()),
+        }
+    )
+    members = pa.table(
+        {
+            "scope_id": ["s", "s"],
+            "epoch": pa.array([1, 2], pa.int64()),
+            "partition_id": ["p0", "p0"],
+            "role": ["member", "member"],
+        }
+    )
+    checkpoints = claims([("p0", 1, at_ns(1), 5), ("p0", 2, at_ns(6), 20)], times=False)
+    tables = {"checkpoints": checkpoints, "epochs": epochs, "members": members}
+    logset = write_logset(tmp_path / "logs", tables)
+    report = tmp_path / "report"
+    main(["audit", str(logset), "--out", str(report)])
+    capsys.readouterr()
+    page = (report / "report.html").read_text(encoding="utf-8")
+    titles = re.findall(r'<line class="epoch-change"[^>]*><title>([^<]*)<', page)
+    assert titles == ["epoch 2 in force from 2026-01-01 00:00:04.000000009"]

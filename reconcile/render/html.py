@@ -418,7 +418,7 @@ def _timeline(scope: str, result: AuditResult) -> str:
         # a value over the scale is drawn on its top edge: said there, never silently
         who = sorted(set(above["partition_id"].to_list()))
         names = ", ".join(who[:3]) + (f" +{len(who) - 3} more" if len(who) > 3 else "")
-        top = above["through"].max()
+        top = _with_text(above.select(pl.col("through").max()), "through")["through_text"][0]
         out.append(
             f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{TOP}" y2="{TOP}" stroke="#999"'
             ' stroke-dasharray="2,2"/>'
@@ -710,10 +710,10 @@ def _capped(names: Sequence[str]) -> str:
 
 def _epoch_changes(history: pl.DataFrame, x: TimeAxis, y: _Scale) -> list[str]:
     """A dashed line and a label where the epoch in force changes (either basis)."""
-    rows = history.select("at", "epoch").unique().sort("at")
+    rows = _with_text(history.select("at", "epoch").unique().sort("at"), "at")
     out: list[str] = []
     previous: Any = None
-    for at, epoch in rows.iter_rows():
+    for at, epoch, at_text in rows.iter_rows():
         if epoch is None or epoch == previous:
             continue
         if previous is not None:
@@ -722,7 +722,7 @@ def _epoch_changes(history: pl.DataFrame, x: TimeAxis, y: _Scale) -> list[str]:
                 f'<line class="epoch-change" x1="{xx:.1f}" x2="{xx:.1f}" y1="{TOP}"'
                 f' y2="{HEIGHT - BOTTOM}" stroke="#7b3294" stroke-width="1.5"'
                 f' stroke-dasharray="6,3"><title>epoch {_e(epoch)} in force from'
-                f" {_e(_label(at))}</title></line>"
+                f" {_e(_label(at_text))}</title></line>"
                 f'<text class="epoch-label" x="{xx + 3:.1f}" y="{TOP + 12}"'
                 f' fill="#7b3294">epoch {_e(epoch)}</text>'
             )
