@@ -58,6 +58,28 @@ def claims(
     )
 
 
+def final_page(through: int, positions: pa.DataType) -> pa.Table:
+    """p0's one page: empty, fetched at 1 s, with the provider's finality through
+    ``through`` (positions of type ``positions``)."""
+    return pa.table(
+        {
+            "scope_id": ["s"],
+            "partition_id": ["p0"],
+            "attempt_id": ["a1"],
+            "page_id": ["g0"],
+            "page_seq": pa.array([0], pa.int64()),
+            "request_token": pa.array([None], pa.string()),
+            "next_token": pa.array([None], pa.string()),
+            "event_count": pa.array([0], pa.int64()),
+            "min_position": pa.array([None], positions),
+            "max_position": pa.array([None], positions),
+            "finality_through": pa.array([through], positions),
+            "finality_inclusive": [True],
+            "fetched_at": pa.array([at_ns(1)], NS),
+        }
+    )
+
+
 def last_row_logset(path: Path) -> Path:
     """p0: e1 committed at 1 s, e2 failed at 5 s + 500 ns (the log set's last row);
     an empty page with provider finality through 2; a won claim through 2 at 5 s."""
@@ -72,23 +94,7 @@ def last_row_logset(path: Path) -> Path:
             "recorded_at": pa.array([at_ns(1), at_ns(5, 500)], NS),
         }
     )
-    pages = pa.table(
-        {
-            "scope_id": ["s"],
-            "partition_id": ["p0"],
-            "attempt_id": ["a1"],
-            "page_id": ["g0"],
-            "page_seq": pa.array([0], pa.int64()),
-            "request_token": pa.array([None], pa.string()),
-            "next_token": pa.array([None], pa.string()),
-            "event_count": pa.array([0], pa.int64()),
-            "min_position": pa.array([None], pa.int64()),
-            "max_position": pa.array([None], pa.int64()),
-            "finality_through": pa.array([2], pa.int64()),
-            "finality_inclusive": [True],
-            "fetched_at": pa.array([at_ns(1)], NS),
-        }
-    )
+    pages = final_page(2, pa.int64())
     checkpoints = claims([("p0", 1, at_ns(5), 2)], times=False)
     return write_logset(path, {"receipts": receipts, "pages": pages, "checkpoints": checkpoints})
 
@@ -559,23 +565,7 @@ def test_a_proven_frontier_that_rose_by_nanoseconds_is_not_dated_by_the_last_row
         }
     )
     # the provider's finality through 20 s: the proof is the events' own
-    pages = pa.table(
-        {
-            "scope_id": ["s"],
-            "partition_id": ["p0"],
-            "attempt_id": ["a1"],
-            "page_id": ["g0"],
-            "page_seq": pa.array([0], pa.int64()),
-            "request_token": pa.array([None], pa.string()),
-            "next_token": pa.array([None], pa.string()),
-            "event_count": pa.array([0], pa.int64()),
-            "min_position": pa.array([None], NS),
-            "max_position": pa.array([None], NS),
-            "finality_through": pa.array([at_ns(20)], NS),
-            "finality_inclusive": [True],
-            "fetched_at": pa.array([at_ns(1)], NS),
-        }
-    )
+    pages = final_page(at_ns(20), NS)
     # a claim through e2 at 5 s + 3 ns: above the proof (just before e2) from then on
     checkpoints = claims([("p0", 1, at_ns(5, 3), at_ns(10, 1))])
     tables = {"receipts": receipts, "pages": pages, "checkpoints": checkpoints}
