@@ -24,6 +24,17 @@ TS_LO = datetime(1677, 9, 21, 0, 12, 43, 145225)
 TS_HI = datetime(2262, 4, 11, 23, 47, 16, 854775)
 
 
+def scope_tables(draw: st.DrawFn, scope_id: str, *names: str) -> dict[str, list[dict[str, Any]]]:
+    """A log set's tables as lists of rows: one scope of the ``seq`` ordering, its
+    domain drawn (discrete or dense), and each of ``names`` empty, to be filled."""
+    domain = draw(st.sampled_from(["discrete", "dense"]))
+    tables: dict[str, list[dict[str, Any]]] = {
+        "scopes": [{"scope_id": scope_id, "ordering": "seq", "domain": domain}]
+    }
+    tables.update({name: [] for name in names})
+    return tables
+
+
 def moment(seconds: int) -> datetime:
     return T0 + timedelta(seconds=seconds)
 

@@ -15,7 +15,7 @@ from reconcile import Analysis, open_logset
 from tests import reference
 from tests.conftest import examples
 from tests.logsets import write_logset
-from tests.strategies import logsets, moment
+from tests.strategies import logsets, moment, scope_tables
 from tests.test_rules_reference import check as check_rules
 
 # Hypothesis against the reference: minutes; outside the fast tier.
@@ -181,19 +181,7 @@ def membership_changes(draw: st.DrawFn) -> dict[str, Any]:
     general strategy proves a later epoch in about 2% of its cases)."""
     parts = ["p0", "p1", "p2"]
     value = st.integers(0, 6)
-    tables: dict[str, list[dict[str, Any]]] = {
-        "scopes": [
-            {
-                "scope_id": "s",
-                "ordering": "seq",
-                "domain": draw(st.sampled_from(["discrete", "dense"])),
-            }
-        ],
-        "snapshot_bounds": [],
-        "checkpoints": [],
-        "epochs": [],
-        "members": [],
-    }
+    tables = scope_tables(draw, "s", "snapshot_bounds", "checkpoints", "epochs", "members")
     for partition in parts:
         where = {"scope_id": "s", "partition_id": partition}
         tables["snapshot_bounds"].append(
@@ -273,21 +261,9 @@ def cutovers_and_publications(draw: st.DrawFn) -> dict[str, Any]:
     parts = ["p0", "p1", "p2"][: draw(st.integers(1, 3))]
     value = st.integers(0, 5)
     times = st.integers(0, 8)
-    tables: dict[str, list[dict[str, Any]]] = {
-        "scopes": [
-            {
-                "scope_id": "s",
-                "ordering": "seq",
-                "domain": draw(st.sampled_from(["discrete", "dense"])),
-            }
-        ],
-        "pages": [],
-        "snapshot_bounds": [],
-        "checkpoints": [],
-        "epochs": [],
-        "members": [],
-        "published": [],
-    }
+    tables = scope_tables(
+        draw, "s", "pages", "snapshot_bounds", "checkpoints", "epochs", "members", "published"
+    )
     for partition in parts:
         where = {"scope_id": "s", "partition_id": partition}
         evidence = draw(st.sampled_from(["bound", "bound", "pages", "pages", "none"]))

@@ -17,7 +17,7 @@ from reconcile.audit import audit
 from tests import reference, rules_reference
 from tests.conftest import examples
 from tests.logsets import write_logset
-from tests.strategies import logsets, moment
+from tests.strategies import logsets, moment, scope_tables
 
 # Hypothesis against the reference: minutes; outside the fast tier.
 pytestmark = pytest.mark.slow
@@ -213,19 +213,7 @@ def open_claims(draw: st.DrawFn) -> dict[str, Any]:
     gives it in well under 1% of them)."""
     positions = st.integers(0, 3)
     times = st.integers(0, 6)
-    tables: dict[str, list[dict[str, Any]]] = {
-        "scopes": [
-            {
-                "scope_id": "s0",
-                "ordering": "seq",
-                "domain": draw(st.sampled_from(["discrete", "dense"])),
-            }
-        ],
-        "receipts": [],
-        "snapshot": [],
-        "snapshot_bounds": [],
-        "checkpoints": [],
-    }
+    tables = scope_tables(draw, "s0", "receipts", "snapshot", "snapshot_bounds", "checkpoints")
     for partition in ["p0", "p1"][: draw(st.integers(1, 2))]:
         where = {"scope_id": "s0", "partition_id": partition}
         snapshot = draw(st.booleans())
@@ -299,20 +287,9 @@ def overclaims(draw: st.DrawFn) -> dict[str, Any]:
     past_blocking_event in a few per cent of its cases, token in under one."""
     positions = st.integers(0, 4)
     times = st.integers(0, 6)
-    tables: dict[str, list[dict[str, Any]]] = {
-        "scopes": [
-            {
-                "scope_id": "s0",
-                "ordering": "seq",
-                "domain": draw(st.sampled_from(["discrete", "dense"])),
-            }
-        ],
-        "receipts": [],
-        "pages": [],
-        "snapshot": [],
-        "snapshot_bounds": [],
-        "checkpoints": [],
-    }
+    tables = scope_tables(
+        draw, "s0", "receipts", "pages", "snapshot", "snapshot_bounds", "checkpoints"
+    )
     for partition in ["p0", "p1"][: draw(st.integers(1, 2))]:
         where = {"scope_id": "s0", "partition_id": partition}
         snapshot = draw(st.integers(0, 3)) == 0
