@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import polars as pl
 
@@ -54,10 +54,35 @@ def _figure(width: float, height: float) -> tuple[Figure, Any]:
     return fig, fig.add_subplot()
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+class _T(NamedTuple):
+    """T as a picture takes it (:func:`_t`)."""
+
+    seconds: float  # since the epoch, for the axis
+    ns: int | None  # since the epoch, exact, for comparing with the tables' times
+    unit: int  # the nanoseconds ``ns`` is given to: 1 (text), 1000 (a datetime)
+
+
 def _instant(value: Any) -> float:
     """T as seconds since the epoch: a datetime (naive meaning UTC), ISO 8601 text
     (``Analysis.as_of_iso``: naive UTC, to the nanosecond; an offset is honoured) or
     a number of seconds."""
+    return _t(value).seconds
+
+
+def _ns(moment: datetime) -> int:
+    """A datetime (naive meaning UTC) as nanoseconds since the epoch, exactly."""
+    aware = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return (aware - _EPOCH) // timedelta(microseconds=1) * 1000
+
+
+def _t(value: Any) -> _T:
+    """T (as :func:`_instant` takes it) as seconds since the epoch, for the axis, and
+    as nanoseconds, exact, for comparing it with the tables' times (a float second
+    holds about 0.2 µs today): to the nanosecond from text, to the microsecond from a
+    datetime, none from a number of seconds, which names no exact instant."""
     if isinstance(value, str):
         text = value.strip()
         match = _ISO_TEXT.fullmatch(text)
@@ -75,7 +100,8 @@ def _instant(value: Any) -> float:
             ) from None
         seconds = _seconds([moment])[0]
         assert seconds is not None
-        return seconds + int(digits[6:].ljust(3, "0")) / 1e9
+        extra = int(digits[6:].ljust(3, "0"))
+        return _T(seconds + extra / 1e9, _ns(moment) + extra, 1)
     if value is not None and (
         not isinstance(value, (datetime, int, float)) or isinstance(value, bool)
     ):
@@ -86,7 +112,7 @@ def _instant(value: Any) -> float:
     seconds = _seconds([value])[0]
     if seconds is None:
         raise UsageError("as_of is None: pass analysis.as_of_iso or analysis.as_of")
-    return seconds
+    return _T(seconds, _ns(value) if isinstance(value, datetime) else None, 1000)
 
 
 def _seconds(values: Any) -> list[float | None]:
@@ -153,31 +179,56 @@ _FINDINGS_BY_RULE: TableKind = (
 
 
 def _line_end(
-    rows: pl.DataFrame, scope_id: str, basis: str, frontiers: pl.DataFrame | None, end: float
-) -> tuple[float, Any]:
-    """Where a frontier's line ends, and its value at T to mark there (None: none).
+    rows: pl.DataFrame,
+    scope_id: str,
+    basis: str,
+    frontiers: pl.DataFrame | None,
+    end: _T,
+) -> tuple[float, bool, Any]:
+    """Where a frontier's line ends, whether that is before T, and its value at T to
+    mark there (None: none).
 
     The claimed frontier changes only at the history's evaluated instants (won writes,
     epoch changes): its line runs on to T. The proven one also moves between them, as
     receipts arrive, and the history records none of that: its line ends at its last
-    evaluated instant, and ``frontiers`` (the table at T) gives the value at T."""
-    last = _seconds(rows["at"])[-1] if rows.height else None
-    if basis == "claimed" or last is None or last >= end:
-        return end, None
+    evaluated instant, and ``frontiers`` (the table at T) gives the value at T. Whether
+    that instant is T is decided to the nanosecond where T is an instant: as float
+    seconds, a last row 100 ns before T was T, and the line ran on at a value that T
+    no longer held."""
+    times = rows["at"].drop_nulls()
+    if basis == "claimed" or times.is_empty():
+        return end.seconds, False, None
+    last = _seconds(times.tail(1))[0]
+    assert last is not None
+    if end.ns is None:  # T as a number of seconds: compared as seconds
+        reaches_t = last >= end.seconds
+    else:
+        last_ns = times.dt.epoch("ns").max()
+        reaches_t = not isinstance(last_ns, int) or last_ns >= end.ns
+    if reaches_t:
+        return end.seconds, False, None
     if frontiers is None:
-        return last, None
+        return last, True, None
     now = frontiers.filter((pl.col("scope_id") == scope_id) & (pl.col("basis") == basis))
-    return last, (now["frontier"][0] if now.height else None)
+    return last, True, (now["frontier"][0] if now.height else None)
 
 
-def _same_t(frontiers: pl.DataFrame, end: float) -> None:
-    """Refuse a frontiers table of another T than the picture's."""
-    for t in _seconds(frontiers["as_of"].unique()):
-        if t is not None and abs(t - end) > 1e-6:
-            raise UsageError(
-                "frontier_timeline: frontiers is the table at another T than as_of: give"
-                " the frontiers of the analysis whose T is drawn"
-            )
+def _same_t(frontiers: pl.DataFrame, end: _T) -> _T:
+    """Refuse a frontiers table of another T than the picture's, to the nanosecond
+    where T is text (``Analysis.as_of_iso``), to the microsecond where it is a
+    datetime or a number of seconds; T, to the nanosecond as the table gives it."""
+    given = frontiers["as_of"].drop_nulls().unique()
+    exact = given.dt.epoch("ns").to_list()
+    if end.ns is None:
+        other = any(t is not None and abs(t - end.seconds) > 1e-6 for t in _seconds(given))
+    else:
+        other = any(t // end.unit != end.ns // end.unit for t in exact)
+    if not other:
+        return end._replace(ns=exact[0], unit=1) if len(exact) == 1 else end
+    raise UsageError(
+        "frontier_timeline: frontiers is the table at another T than as_of: give"
+        " the frontiers of the analysis whose T is drawn"
+    )
 
 
 def frontier_timeline(
@@ -227,9 +278,10 @@ def frontier_timeline(
         if steps is not None
         else pl.DataFrame(schema={"partition_id": pl.String, "valid_from": pl.Datetime("ns")})
     )
-    end = _instant(as_of)
+    end_at = _t(as_of)
+    end = end_at.seconds
     if frontiers is not None:
-        _same_t(frontiers, end)
+        end_at = _same_t(frontiers, end_at)
     times = [t for t in _seconds([*mine["at"], *part["valid_from"]]) if t is not None]
     start = min(times) if times else end - 1
     x = TimeAxis([start, end, *times], 0.0, 1.0)
@@ -252,7 +304,7 @@ def frontier_timeline(
                 label=pid if basis == "proven" else None,
             )
     ends = {
-        basis: _line_end(mine.filter(pl.col("basis") == basis), scope_id, basis, frontiers, end)
+        basis: _line_end(mine.filter(pl.col("basis") == basis), scope_id, basis, frontiers, end_at)
         for basis in ("proven", "claimed")
     }
     proven = mine.filter(pl.col("basis") == "proven")
@@ -267,7 +319,7 @@ def frontier_timeline(
     )
     for basis, color, width, dash, z in frontier_styles:
         rows = mine.filter(pl.col("basis") == basis)
-        stop, at_t = ends[basis]
+        stop, early, at_t = ends[basis]
         _steps(
             ax,
             x,
@@ -280,9 +332,9 @@ def frontier_timeline(
             zorder=z,
             label=f"{basis} frontier",
         )
-        if stop < end and rows.height and rows["frontier"][-1] is not None:
+        if early and rows.height and rows["frontier"][-1] is not None:
             ax.plot([x(stop)], [rows["frontier"][-1]], "o", color=color, markersize=4, zorder=z)
-        if stop < end and at_t is not None:
+        if early and at_t is not None:
             ax.plot(
                 [x(end)],
                 [at_t],

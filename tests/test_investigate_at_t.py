@@ -5,6 +5,7 @@ paired with a finding) at its older, higher value."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -222,3 +223,40 @@ def test_a_frontiers_table_nanoseconds_before_the_history_is_refused() -> None:
     # at the last row's own instant it is taken
     at_t = frontiers.with_columns(as_of=last)
     assert investigate.findings_on_timeline(findings, history, at_t).height == 1
+
+
+def test_a_proven_frontier_evaluated_50_ns_before_t_is_not_drawn_as_if_at_t() -> None:
+    """The proven frontier's last evaluated instant lies 50 ns before T, and the frontier
+    fell to 2 by T: the picture ends the line there and marks 2 at T. As float seconds
+    the two instants were one, and the line ran on to T at 5 with no mark."""
+    t_ns = 1_767_225_605_000_000_100  # 2026-01-01T00:00:05.000000100
+    history = pl.DataFrame(
+        {
+            "scope_id": ["s0", "s0"],
+            "basis": ["proven", "claimed"],
+            "at": pl.Series([t_ns - 50, t_ns - 50]).cast(pl.Datetime("ns")),
+            "kind": ["scalar", "scalar"],
+            "frontier": [5, 5],
+            "frontier_inclusive": [True, True],
+            "limiting_partitions": [["p0"], ["p0"]],
+        }
+    )
+    frontiers = pl.DataFrame(
+        {
+            "as_of": pl.Series([t_ns, t_ns]).cast(pl.Datetime("ns")),
+            "scope_id": ["s0", "s0"],
+            "basis": ["proven", "claimed"],
+            "kind": ["scalar", "scalar"],
+            "frontier": [2, 5],
+            "frontier_inclusive": [True, True],
+        }
+    )
+    # T as the analysis gives it: exact text, or a datetime (to the microsecond)
+    for as_of in ("2026-01-01T00:00:05.000000100", datetime(2026, 1, 1, 0, 0, 5)):
+        figure = plots.frontier_timeline(history, "s0", as_of, frontiers=frontiers)
+        lines = {line.get_label(): line for line in figure.axes[0].get_lines()}
+        assert list(lines["proven frontier at T"].get_ydata()) == [2], as_of
+        assert "claimed frontier at T" not in lines  # claims change at writes only
+    # a table 500 ns off T given as text is another T's
+    with pytest.raises(UsageError, match="another T"):
+        plots.frontier_timeline(history, "s0", "2026-01-01T00:00:05.000000600", frontiers=frontiers)
