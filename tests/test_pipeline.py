@@ -9,6 +9,7 @@ pipeline gives the same outputs as an analysis.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -153,7 +154,9 @@ class Replay:
             self.tables[step.name] = space.arrow(step.name)
 
     def needed(self, step: Step, values: dict[str, Any]) -> None:
-        """Without any one of its declared reads, ``step`` fails."""
+        """Without any one of its declared reads, ``step`` fails (its query run even
+        where ``only_if`` would skip it)."""
+        step = dataclasses.replace(step, only_if=None)
         for missing in step.reads:
             reads = tuple(r for r in step.reads if r != missing)
             for space in self.isolated(reads):

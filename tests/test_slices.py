@@ -129,12 +129,29 @@ def test_sliced_page_receipts_equal_the_whole(monkeypatch: pytest.MonkeyPatch) -
 @pytest.mark.parametrize(
     ("snapshot", "expected"),
     [
-        # with a snapshot: receipt events go once known_events is made, the snapshot
-        # slice once late_events has run, known events after the last collected step
-        (True, {2: ["rc_receipt_events"], 3: ["rc_snapshot_slice"], 11: ["rc_known_events"]}),
+        # with a snapshot: the events at several positions go once their rows are read
+        # again, receipt events once known_events is made, the snapshot slice and the
+        # moved events once late_events has run, known events after the last
+        # collected step
+        (
+            True,
+            {
+                2: ["rc_several_positions"],
+                4: ["rc_receipt_events"],
+                5: ["rc_moved", "rc_snapshot_slice"],
+                13: ["rc_known_events"],
+            },
+        ),
         # without: rc_known_events is a view over rc_receipt_events, which stays as
         # long as the view is read (the view goes first)
-        (False, {3: ["rc_snapshot_slice"], 11: ["rc_known_events", "rc_receipt_events"]}),
+        (
+            False,
+            {
+                2: ["rc_several_positions"],
+                5: ["rc_moved", "rc_snapshot_slice"],
+                13: ["rc_known_events", "rc_receipt_events"],
+            },
+        ),
     ],
 )
 def test_a_slice_table_goes_after_its_last_reader(

@@ -127,7 +127,10 @@ class Step:
     reads (itself, not through the tables it reads) a table the phase must never
     read (what a bucket of partitions gave the scope's task in its stead). ``view``:
     a view, not a table (cheap to state, read once). ``lookups``: the functions built
-    from tables it reads that its query calls.
+    from tables it reads that its query calls. ``only_if``: a working table it reads;
+    where that has no row, the query is not run and its product is empty (appended
+    to: unchanged), for a query that would read a large table only to keep nothing
+    of it (DuckDB reads a join's probe side even where its build side is empty).
     """
 
     query: str
@@ -141,8 +144,13 @@ class Step:
     fallback: bool = False
     view: bool = False
     lookups: tuple[Lookup, ...] = ()
+    only_if: str | None = None
 
     def __post_init__(self) -> None:
+        if self.only_if is not None and self.only_if not in self.reads:
+            raise ValueError(
+                f"{self.query}: it runs only if {self.only_if} has rows, which it does not read"
+            )
         for lookup in self.lookups:
             if lookup.table not in self.reads:
                 raise ValueError(

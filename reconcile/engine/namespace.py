@@ -258,6 +258,10 @@ class Namespace:
         if missing:
             raise InternalError(f"no value for query parameters {sorted(missing)}", step=step.name)
         params = {k: v for k, v in given.items() if k in wanted}
+        if step.only_if is not None and not self.has_rows(step.only_if, step):
+            if not append:
+                self.create_empty(step.produces)
+            return
         name = quote_identifier(step.name)
         if append:
             into = f"INSERT INTO {name}"
@@ -318,6 +322,15 @@ class Namespace:
                 with suppress(duckdb.Error):
                     self.con.execute(f"DROP MACRO IF EXISTS {lookup.function}")
                     self.con.remove_function(function)
+
+    def has_rows(self, table: str, step: Step) -> bool:
+        """Whether working table ``table`` has a row (for ``step.only_if``)."""
+        found = self.execute(
+            step.name,
+            "(only if)",
+            f"SELECT EXISTS (SELECT 1 FROM {quote_identifier(table)})",
+        ).fetchone()
+        return bool(found and found[0])
 
     def create_empty(self, table: Table) -> None:
         """``table`` with its declared columns and no row (a step that does not apply)."""

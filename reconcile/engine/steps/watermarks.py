@@ -160,6 +160,27 @@ EVENT_LEVEL = Sliced(
             params=("slice_first", "slice_last"),
         ),
         Step(
+            "watermarks/several_positions",
+            table(
+                "rc_several_positions",
+                "pk PK, event_id VARCHAR",
+                "one row per snapshot event of the slice at several positions",
+            ),
+            reads=("rc_snapshot_slice",),
+        ),
+        Step(
+            "watermarks/moved_events",
+            table(
+                "rc_moved",
+                "pk PK, event_id VARCHAR, appeared_pos COORD, appeared_at TIMESTAMP_NS",
+                "one row per position of a snapshot event at several positions where it"
+                " appeared (its first eligible row there became visible): rule late_insert",
+            ),
+            reads=("snapshot", "rc_partitions", "rc_several_positions"),
+            params=("slice_first", "slice_last"),
+            only_if="rc_several_positions",
+        ),
+        Step(
             "watermarks/receipt_events",
             table(
                 "rc_receipt_events",
@@ -194,7 +215,7 @@ EVENT_LEVEL = Sliced(
                 "one row per eligible snapshot event that became visible after a won claim of"
                 " its partition already covered its position (rule late_insert)",
             ),
-            reads=("rc_snapshot_slice", "rc_late_reach", "rc_slice"),
+            reads=("rc_snapshot_slice", "rc_moved", "rc_late_reach", "rc_slice"),
             lookups=(
                 Lookup(
                     "rc_reach_no",

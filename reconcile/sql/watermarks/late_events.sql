@@ -1,10 +1,14 @@
 -- For rule late_insert, slice by slice: the snapshot events of the slice
 -- (rc_snapshot_slice) that became visible after a won claim of their partition,
--- written at or before then, already covered their position. An event is late when
--- the highest claim written at or before appeared_at covers it (rc_late_reach, each
--- partition's running highest claim, found by a search, where joining every event
--- with every write of its partition costs their product). Run here, where the
--- slice's events are in memory, rather than over all snapshot events gathered.
+-- written at or before then, already covered their position. An event appeared at a
+-- position when its first eligible row there became visible (never where an eligible
+-- row was there from the start): at its one position (rc_snapshot_slice), or, for an
+-- event at several positions, at each of them (rc_moved). An appearance is late when the highest claim
+-- written at or before it covers its position (rc_late_reach, each partition's
+-- running highest claim, found by a search, where joining every event with every
+-- write of its partition costs their product); an event with several is named once,
+-- at its first late appearance. Run here, where the slice's events are in memory,
+-- rather than over all snapshot events gathered.
 WITH spans AS (
     -- each partition's run of instants, and its writes' times cut in stretches of w
     -- nanoseconds (about four per instant, from q0 * w on; k_max the last one's
@@ -37,23 +41,29 @@ bounds AS (
     ASOF LEFT JOIN (SELECT pk, epoch_ns(t) AS t_ns, reach FROM rc_late_reach) AS r
         ON r.pk = b.pk AND r.t_ns <= b.bound_ns
 ),
+appearances AS (
+    SELECT pk, event_id, appeared_pos, appeared_at
+    FROM rc_snapshot_slice
+    WHERE appeared_at IS NOT NULL
+    UNION ALL
+    SELECT pk, event_id, appeared_pos, appeared_at FROM rc_moved
+),
 appeared AS (
-    -- the eligible rows that became visible, each with its stretch: none before the
-    -- partition's first write (no claim was written before them), the last one at
-    -- or after its last write
+    -- the appearances, each with its stretch: none before the partition's first write
+    -- (no claim was written before them), the last one at or after its last write
     SELECT s.pk, s.event_id, s.appeared_pos, s.appeared_at, sp.first, sp.n,
            CASE
                WHEN epoch_ns(s.appeared_at) >= sp.t_max THEN sp.k_max
                ELSE rc_floor_div(epoch_ns(s.appeared_at), sp.w) - sp.q0
            END AS k
-    FROM rc_snapshot_slice AS s
+    FROM appearances AS s
     JOIN spans AS sp USING (pk)
-    WHERE s.appeared_at IS NOT NULL AND epoch_ns(s.appeared_at) >= sp.t_min
+    WHERE epoch_ns(s.appeared_at) >= sp.t_min
 ),
 located AS (
-    -- over each event's eligible rows that became visible: the first reach instant
-    -- of its partition at or after appeared_at (n where none is), for the events
-    -- that the bound of their stretch does not clear
+    -- each appearance's first reach instant of its partition at or after appeared_at
+    -- (n where none is), for the appearances that the bound of their stretch does
+    -- not clear
     SELECT a.pk, a.event_id, a.appeared_pos, a.appeared_at,
            rc_reach_no(a.first, a.n, a.appeared_at) AS at_or_after
     FROM appeared AS a
@@ -64,10 +74,12 @@ located AS (
 -- the reach found, where it came at appeared_at, else the one before it (of the same
 -- partition: none where the event appeared before every write). The reach found is
 -- the partition's own (n, past its last, is the next partition's first instant,
--- which may have come at appeared_at too)
+-- which may have come at appeared_at too). An event's first late appearance: by time,
+-- then position
 SELECT l.pk, l.event_id, l.appeared_pos AS position, l.appeared_at AS visible_at
 FROM located AS l
 LEFT JOIN rc_late_reach AS a ON a.idx = l.at_or_after AND a.pk = l.pk
 JOIN rc_late_reach AS w
     ON w.idx = CASE WHEN a.t = l.appeared_at THEN l.at_or_after ELSE l.at_or_after - 1 END
 WHERE w.pk = l.pk AND rc_cert(l.appeared_pos, true, w.discrete) <= w.reach
+QUALIFY row_number() OVER (PARTITION BY l.pk, l.event_id ORDER BY l.appeared_at, l.appeared_pos) = 1

@@ -1,9 +1,12 @@
 -- Each event of the snapshot, over its rows visible at T (§4.2). An event is
 -- ineligible only when every visible row says so, and its ineligibility is proven
--- only when every such row is stable: the readings that never overclaim. Also, over
--- its eligible rows that became visible (not there from the start), the lowest
--- position and the first visible_at: what rule late_insert reads (none where an
--- eligible row was visible from the start and every row is at one position). And proven_until:
+-- only when every such row is stable: the readings that never overclaim. Also, for an
+-- event whose every row is at one position, when it appeared there: the first
+-- visible_at of its eligible rows, what rule late_insert reads (none where an eligible
+-- row was visible from the start). An event at several positions appeared at each
+-- position on its own (watermarks/late_events reads its rows again): a lowest
+-- position and a first time taken over all its rows may come from two rows, and
+-- pair a position with a time it did not appear at. And proven_until:
 -- where rows became visible at different times, the rows visible at an earlier
 -- instant may prove what all of them at T do not. As rows come, the proof can only
 -- be lost (one eligible or unstable row ends it), so it holds from the event's first
@@ -37,9 +40,8 @@ WITH agg AS (
     GROUP BY p.pk, s.event_id
 ),
 judged AS (
-    -- none appeared where an eligible row was there from the start at the event's one
-    -- position (a row at another position did, and is read so)
-    SELECT *, NOT (eligible_always AND min_pos = max_pos) AS may_appear
+    -- an event at one position appeared unless an eligible row was there from the start
+    SELECT *, min_pos = max_pos AND NOT eligible_always AS may_appear
     FROM agg
 )
 SELECT
