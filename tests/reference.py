@@ -53,6 +53,28 @@ def cert_key(cert: Any, discrete: bool) -> tuple[int, Any, int]:
     return certs.sort_key(known, _domain(discrete))
 
 
+def write_order(row: Row, discrete: bool) -> tuple[Any, ...]:
+    """A won write's place in its partition's order (§4.11: written_at, then
+    generation, then attempt_id); writes that tie on all three are ordered by their
+    state, a null watermark first, then by claim (the strongest claim is the latest),
+    so that no result depends on the order of the rows in the files."""
+    claim = row.get("watermark")
+    return (
+        row["written_at"],
+        row["generation"],
+        row["attempt_id"].encode(),
+        claim is not None,
+        cert_key((claim, row.get("watermark_inclusive")), discrete) if claim is not None else (),
+        row.get("watermark_inclusive") is None,
+        *(
+            (row.get(k) or "").encode()
+            for k in ("ordering", "watermark_event_id", "resume_token", "page_id")
+        ),
+        row["owner_epoch"],
+        row["expected_generation"],
+    )
+
+
 def lower(a: Any, b: Any, discrete: bool) -> Any:
     return a if cert_key(a, discrete) <= cert_key(b, discrete) else b
 
@@ -312,11 +334,7 @@ def partition_state(tables: Tables, scope: str, partition: str, T: Any) -> dict[
         for r in _rows(tables, "checkpoints", scope, partition)
         if r["cas_result"] == "won" and r["written_at"] <= T
     ]
-    latest = max(
-        won,
-        key=lambda r: (r["written_at"], r["generation"], r["attempt_id"].encode()),
-        default=None,
-    )
+    latest = max(won, key=lambda r: write_order(r, discrete), default=None)
     claim = None
     if latest is not None and latest.get("watermark") is not None:
         claim = (latest["watermark"], latest.get("watermark_inclusive"))

@@ -28,8 +28,10 @@ def _won(tables: Tables, T: Any) -> dict[tuple[str, str], list[Row]]:
     for row in tables.get("checkpoints", ()):
         if row["cas_result"] == "won" and row["written_at"] <= T:
             out.setdefault((row["scope_id"], row["partition_id"]), []).append(row)
-    for writes in out.values():
-        writes.sort(key=lambda r: (r["written_at"], r["generation"], r["attempt_id"].encode()))
+    domains = reference.scopes(tables)
+    for (scope, _), writes in out.items():
+        discrete = domains[scope]["domain"] == "discrete"
+        writes.sort(key=lambda r, d=discrete: reference.write_order(r, d))
     return out
 
 

@@ -121,7 +121,7 @@ CLAIM_STEPS = Step(
         " attempt_id VARCHAR, ordering VARCHAR)",
         "the claim as a step function: the latest won write from from_t on (§4.11)",
     ),
-    reads=("checkpoints",),
+    reads=("checkpoints", "rc_scopes"),
 )
 
 POINTS_COLUMNS = "point_id BIGINT, scope_id VARCHAR, partition_id VARCHAR, t TIMESTAMP_NS"

@@ -352,7 +352,7 @@ CLAIMS = Step(
         "scope_id VARCHAR, partition_id VARCHAR, latest CLAIM",
         "one row per partition with a won write at T: the latest (§4.11)",
     ),
-    reads=("checkpoints",),
+    reads=("checkpoints", "rc_scopes"),
 )
 
 CERTS = Step(

@@ -11,14 +11,20 @@ WITH won AS (
         s.discrete,
         c.ordering IS NULL OR c.ordering = s.ordering AS comparable,
         CASE WHEN c.watermark IS NOT NULL
-             THEN rc_cert(c.watermark, c.watermark_inclusive, s.discrete) END AS claim
+             THEN rc_cert(c.watermark, c.watermark_inclusive, s.discrete) END AS claim,
+        -- ties on (written_at, generation, attempt_id) ordered as watermarks/claims.sql
+        {'n': c.watermark IS NOT NULL,
+         'c': coalesce(rc_cert_key(rc_cert(c.watermark, c.watermark_inclusive, s.discrete)), 0),
+         'u': c.watermark_inclusive IS NULL, 'o': coalesce(c.ordering, ''),
+         'e': coalesce(c.watermark_event_id, ''), 'r': coalesce(c.resume_token, ''),
+         'p': coalesce(c.page_id, ''), 'x': c.owner_epoch, 'q': c.expected_generation} AS tiebreak
     FROM checkpoints AS c
     JOIN rc_scopes AS s USING (scope_id)
     WHERE c.cas_result = 'won' AND c.written_at <= rc_as_of()
 )
 SELECT
-    *,
-    row_number() OVER (ORDER BY scope_id, partition_id, written_at, generation, attempt_id) - 1
+    * EXCLUDE (tiebreak),
+    row_number() OVER (ORDER BY scope_id, partition_id, written_at, generation, attempt_id, tiebreak) - 1
         AS write_id,
     lag(generation) OVER w AS previous_generation,
     max(owner_epoch) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS highest_epoch_before,
@@ -28,4 +34,4 @@ SELECT
     last_value(CASE WHEN comparable OR claim IS NULL THEN {'c': claim} END IGNORE NULLS)
         OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING).c AS claim_before
 FROM won
-WINDOW w AS (PARTITION BY scope_id, partition_id ORDER BY written_at, generation, attempt_id)
+WINDOW w AS (PARTITION BY scope_id, partition_id ORDER BY written_at, generation, attempt_id, tiebreak)

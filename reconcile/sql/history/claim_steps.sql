@@ -1,5 +1,6 @@
 -- Each partition's claim as a step function (§4.11): at every instant with won
--- writes, the latest of them (by generation, then attempt_id) gives the claim.
+-- writes, the latest of them (by generation, then attempt_id, then the tie-break of
+-- watermarks/claims.sql) gives the claim.
 SELECT
     c.scope_id,
     c.partition_id,
@@ -7,8 +8,13 @@ SELECT
     arg_max(
         {'watermark': c.watermark, 'inclusive': c.watermark_inclusive,
          'generation': c.generation, 'attempt_id': c.attempt_id, 'ordering': c.ordering},
-        {'g': c.generation, 'a': c.attempt_id}
+        {'g': c.generation, 'a': c.attempt_id, 't': {'n': c.watermark IS NOT NULL,
+         'c': coalesce(rc_cert_key(rc_cert(c.watermark, c.watermark_inclusive, s.discrete)), 0),
+         'u': c.watermark_inclusive IS NULL, 'o': coalesce(c.ordering, ''),
+         'e': coalesce(c.watermark_event_id, ''), 'r': coalesce(c.resume_token, ''),
+         'p': coalesce(c.page_id, ''), 'x': c.owner_epoch, 'q': c.expected_generation}}
     ) AS latest
 FROM checkpoints AS c
+JOIN rc_scopes AS s USING (scope_id)
 WHERE c.cas_result = 'won' AND c.written_at <= rc_as_of()
 GROUP BY c.scope_id, c.partition_id, c.written_at

@@ -1,13 +1,22 @@
 -- Each partition's claim at T (§4.11): its latest won checkpoint counted at T, by
--- written_at, then generation, then attempt_id.
+-- written_at, then generation, then attempt_id. Writes that tie on all three (the
+-- contract gives them no order) are ordered by their state, so that the result never
+-- depends on the order of the rows in the files, and the strongest claim is the
+-- latest (a null watermark first, then by certificate); audit/won_writes and
+-- history/claim_steps order ties alike.
 SELECT
-    scope_id,
-    partition_id,
+    c.scope_id,
+    c.partition_id,
     arg_max(
-        {'watermark': watermark, 'inclusive': watermark_inclusive, 'generation': generation,
-         'ordering': ordering, 'event_id': watermark_event_id},
-        {'w': written_at, 'g': generation, 'a': attempt_id}
+        {'watermark': c.watermark, 'inclusive': c.watermark_inclusive, 'generation': c.generation,
+         'ordering': c.ordering, 'event_id': c.watermark_event_id},
+        {'w': c.written_at, 'g': c.generation, 'a': c.attempt_id, 't': {'n': c.watermark IS NOT NULL,
+         'c': coalesce(rc_cert_key(rc_cert(c.watermark, c.watermark_inclusive, s.discrete)), 0),
+         'u': c.watermark_inclusive IS NULL, 'o': coalesce(c.ordering, ''),
+         'e': coalesce(c.watermark_event_id, ''), 'r': coalesce(c.resume_token, ''),
+         'p': coalesce(c.page_id, ''), 'x': c.owner_epoch, 'q': c.expected_generation}}
     ) AS latest
-FROM checkpoints
-WHERE cas_result = 'won' AND written_at <= rc_as_of()
-GROUP BY scope_id, partition_id
+FROM checkpoints AS c
+JOIN rc_scopes AS s USING (scope_id)
+WHERE c.cas_result = 'won' AND c.written_at <= rc_as_of()
+GROUP BY c.scope_id, c.partition_id
