@@ -42,20 +42,23 @@ judged AS (
     FROM pub AS p
     JOIN recomputed AS r ON r.scope_id = p.scope_id AND r.t = p.published_at
 )
+-- Several published rows can share one instant (the key is the instant): each is
+-- judged on its own, and the one finding kept is the first by message, then evidence
+-- (docs/contract.md §8), every column of it from that one row, whatever the order of
+-- the rows in the files.
 SELECT
     'published_overclaim' AS rule, 'critical' AS severity,
     scope_id, NULL::VARCHAR AS partition_id,
     -- a null epoch of a scope without epochs is its epoch 1, as published_regressed has it
-    coalesce(any_value(epoch), CASE WHEN NOT any_value(has_epochs) THEN 1 END) AS epoch,
+    coalesce(epoch, CASE WHEN NOT has_epochs THEN 1 END) AS epoch,
     published_at AS at,
     NULL::VARCHAR AS event_id, NULL::VARCHAR AS attempt_id, NULL::BIGINT AS generation, NULL::VARCHAR AS page_id,
-    'published ' || coalesce(CAST(any_value(frontier) AS VARCHAR), '+inf') || ': '
-        || any_value(why) AS message,
-    to_json({'published_frontier': any_value(frontier),
-             'published_inclusive': any_value(frontier_inclusive),
-             'published_epoch': any_value(epoch), 'epoch_in_force': any_value(epoch_in_force),
-             'proven_frontier': any_value(proven).v, 'claimed_frontier': any_value(claimed).v,
-             'why': any_value(why)}) AS evidence
+    'published ' || coalesce(CAST(frontier AS VARCHAR), '+inf') || ': ' || why AS message,
+    to_json({'published_frontier': frontier,
+             'published_inclusive': frontier_inclusive,
+             'published_epoch': epoch, 'epoch_in_force': epoch_in_force,
+             'proven_frontier': proven.v, 'claimed_frontier': claimed.v,
+             'why': why}) AS evidence
 FROM judged
 WHERE why IS NOT NULL
-GROUP BY scope_id, published_at
+QUALIFY row_number() OVER (PARTITION BY scope_id, published_at ORDER BY message, evidence) = 1

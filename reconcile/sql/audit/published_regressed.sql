@@ -38,18 +38,28 @@ compared AS (
     JOIN earlier AS e
         ON e.scope_id = p.scope_id AND e.epoch IS NOT DISTINCT FROM p.epoch
        AND e.published_at = p.published_at
+),
+-- one finding per epoch's regression at the instant (its lowest value against that
+-- epoch's highest earlier one, never another epoch's); several epochs at one instant
+-- (the key is the instant) keep the first by message, then evidence (docs/contract.md
+-- §8), whatever the order of the rows in the files
+per_epoch AS (
+    SELECT scope_id, epoch, published_at,
+           'published ' || coalesce(CAST(min(frontier) AS VARCHAR), '+inf')
+               || ' after having published ' || CASE WHEN bool_or(earlier_infinite) THEN '+inf'
+               ELSE CAST(max(earlier_highest).v AS VARCHAR) END AS message,
+           to_json({'published_frontier': min(frontier),
+                    'earlier_highest': CASE WHEN bool_or(earlier_infinite) THEN NULL
+                                            ELSE max(earlier_highest).v END,
+                    'earlier_infinite': bool_or(earlier_infinite)}) AS evidence
+    FROM compared
+    WHERE value IS NOT NULL AND (earlier_infinite OR value < earlier_highest)
+    GROUP BY scope_id, epoch, published_at
 )
 SELECT
     'published_regressed' AS rule, 'error' AS severity,
-    scope_id, NULL::VARCHAR AS partition_id, any_value(epoch) AS epoch, published_at AS at,
+    scope_id, NULL::VARCHAR AS partition_id, epoch, published_at AS at,
     NULL::VARCHAR AS event_id, NULL::VARCHAR AS attempt_id, NULL::BIGINT AS generation, NULL::VARCHAR AS page_id,
-    'published ' || coalesce(CAST(min(frontier) AS VARCHAR), '+inf')
-        || ' after having published ' || CASE WHEN bool_or(earlier_infinite) THEN '+inf'
-        ELSE CAST(max(earlier_highest).v AS VARCHAR) END AS message,
-    to_json({'published_frontier': min(frontier),
-             'earlier_highest': CASE WHEN bool_or(earlier_infinite) THEN NULL
-                                     ELSE max(earlier_highest).v END,
-             'earlier_infinite': bool_or(earlier_infinite)}) AS evidence
-FROM compared
-WHERE value IS NOT NULL AND (earlier_infinite OR value < earlier_highest)
-GROUP BY scope_id, published_at
+    message, evidence
+FROM per_epoch
+QUALIFY row_number() OVER (PARTITION BY scope_id, published_at ORDER BY message, evidence) = 1
