@@ -13,6 +13,17 @@ CREATE OR REPLACE TEMP MACRO rc_cert(v, incl, discrete) AS
             THEN {'v': rc_pred(v), 'i': 1}
         ELSE {'v': v, 'i': CASE WHEN coalesce(incl, true) THEN 1 ELSE 0 END}
     END;
+-- Won writes that tie on written_at, generation and attempt_id (§4.11 orders them no
+-- further) in one order, whatever the rows' order in the files: a null watermark
+-- first, then by claim (an unknown endpoint above a known one of the same value), the
+-- other columns last; the strongest claim is the latest (docs/contract.md §8). c: a
+-- checkpoints row, discrete: its scope's coordinate is discrete.
+CREATE OR REPLACE TEMP MACRO rc_write_tie(c, discrete) AS
+    {'n': c.watermark IS NOT NULL,
+     'c': coalesce(rc_cert_key(rc_cert(c.watermark, c.watermark_inclusive, discrete)), 0),
+     'u': c.watermark_inclusive IS NULL, 'o': coalesce(c.ordering, ''),
+     'e': coalesce(c.watermark_event_id, ''), 'r': coalesce(c.resume_token, ''),
+     'p': coalesce(c.page_id, ''), 'x': c.owner_epoch, 'q': c.expected_generation};
 -- (b, exclusive): the certificate a blocking position b gives.
 CREATE OR REPLACE TEMP MACRO rc_before(b, discrete) AS rc_cert(b, false, discrete);
 CREATE OR REPLACE TEMP MACRO rc_lower(a, b) AS

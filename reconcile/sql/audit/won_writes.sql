@@ -13,11 +13,7 @@ WITH won AS (
         CASE WHEN c.watermark IS NOT NULL
              THEN rc_cert(c.watermark, c.watermark_inclusive, s.discrete) END AS claim,
         -- ties on (written_at, generation, attempt_id) ordered as watermarks/claims.sql
-        {'n': c.watermark IS NOT NULL,
-         'c': coalesce(rc_cert_key(rc_cert(c.watermark, c.watermark_inclusive, s.discrete)), 0),
-         'u': c.watermark_inclusive IS NULL, 'o': coalesce(c.ordering, ''),
-         'e': coalesce(c.watermark_event_id, ''), 'r': coalesce(c.resume_token, ''),
-         'p': coalesce(c.page_id, ''), 'x': c.owner_epoch, 'q': c.expected_generation} AS tiebreak
+        rc_write_tie(c, s.discrete) AS tiebreak
     FROM checkpoints AS c
     JOIN rc_scopes AS s USING (scope_id)
     WHERE c.cas_result = 'won' AND c.written_at <= rc_as_of()

@@ -8,11 +8,7 @@ SELECT
     arg_max(
         {'watermark': c.watermark, 'inclusive': c.watermark_inclusive,
          'generation': c.generation, 'attempt_id': c.attempt_id, 'ordering': c.ordering},
-        {'g': c.generation, 'a': c.attempt_id, 't': {'n': c.watermark IS NOT NULL,
-         'c': coalesce(rc_cert_key(rc_cert(c.watermark, c.watermark_inclusive, s.discrete)), 0),
-         'u': c.watermark_inclusive IS NULL, 'o': coalesce(c.ordering, ''),
-         'e': coalesce(c.watermark_event_id, ''), 'r': coalesce(c.resume_token, ''),
-         'p': coalesce(c.page_id, ''), 'x': c.owner_epoch, 'q': c.expected_generation}}
+        {'g': c.generation, 'a': c.attempt_id, 't': rc_write_tie(c, s.discrete)}
     ) AS latest
 FROM checkpoints AS c
 JOIN rc_scopes AS s USING (scope_id)

@@ -3,11 +3,11 @@
 -- written at or before then, already covered their position. An event appeared at a
 -- position when its first eligible row there became visible (never where an eligible
 -- row was there from the start): at its one position (rc_snapshot_slice), or, for an
--- event at several positions, at each of them (rc_moved). An appearance is late when the highest claim
--- written at or before it covers its position (rc_late_reach, each partition's
--- running highest claim, found by a search, where joining every event with every
--- write of its partition costs their product); an event with several is named once,
--- at its first late appearance. Run here, where the slice's events are in memory,
+-- event at several positions, at each of them (rc_moved). An appearance is late when
+-- the highest claim written at or before it covers its position (rc_late_reach, each
+-- partition's running highest claim, found by a search, where joining every event
+-- with every write of its partition costs their product); an event with several is
+-- named once, at its first late appearance. Run here, where the slice's events are in memory,
 -- rather than over all snapshot events gathered.
 WITH spans AS (
     -- each partition's run of instants, and its writes' times cut in stretches of w
