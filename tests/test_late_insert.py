@@ -220,3 +220,25 @@ def test_the_snapshot_is_read_again_only_for_an_event_at_several_positions(
         assert late["event_id"].to_list() == ["e0"], name
         assert late["position"].to_list() == [3], name
         assert ("watermarks/moved_events" in queries) is reread, name
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_tied_covering_writes_name_the_first_in_the_won_order(
+    tmp_path: Path, reverse: bool
+) -> None:
+    """Won writes that tie on written_at and generation, each covering the late event:
+    the finding names the first in the won writes' order (attempt_id, then the weaker
+    claim first), whatever the order of the rows in the file."""
+    tables = _tables([], [("p0", "e0", 2, True, 5)])
+    tied = [
+        checkpoint("p0", 1, 8, written=3, attempt="a2"),
+        checkpoint("p0", 1, 9, written=3, attempt="a1"),
+        checkpoint("p0", 1, 7, written=3, attempt="a1"),
+    ]
+    tables["checkpoints"] = tied[::-1] if reverse else tied
+    path = write_logset(tmp_path, tables)
+    with open_logset(path) as logset:
+        findings = audit(logset, timelines=False).findings.to_dicts()
+    late = [f for f in findings if f["rule"] == "late_insert"]
+    assert [(f["event_id"], f["attempt_id"]) for f in late] == [("e0", "a1")]
+    assert "claim through 7" in late[0]["message"], late[0]["message"]

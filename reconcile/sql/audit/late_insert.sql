@@ -2,7 +2,9 @@
 -- partition (written at or before visible_at) already covered its position.
 -- The late events are found in the event level's slices (watermarks/late_slice,
 -- gathered in rc_late_events); only those are joined with the writes here, for the
--- first that covered each.
+-- first that covered each, in the won writes' order (write_id: written_at,
+-- generation, attempt_id, then what they write), so that writes tied on the first
+-- two name the same one whatever the order of the rows in the files.
 WITH flagged AS (
     SELECT p.scope_id, p.partition_id, l.event_id, l.position, l.visible_at
     FROM rc_late_events AS l
@@ -13,7 +15,7 @@ covered AS (
            arg_min({'generation': w.generation, 'attempt_id': w.attempt_id,
                     'written_at': w.written_at, 'through': w.claim.v,
                     'inclusive': w.claim.i = 1, 'watermark': w.watermark},
-                   {'t': w.written_at, 'g': w.generation}) AS first_cover
+                   w.write_id) AS first_cover
     FROM flagged AS l
     JOIN rc_won AS w ON w.scope_id = l.scope_id AND w.partition_id = l.partition_id
     WHERE w.written_at <= l.visible_at AND w.claim IS NOT NULL AND w.comparable
