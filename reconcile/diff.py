@@ -26,7 +26,7 @@ from typing import Any
 import polars as pl
 
 from reconcile.audit.findings import FINDING_SCHEMA, SEVERITY
-from reconcile.catalog import at_or_above
+from reconcile.catalog import RULES, at_or_above
 from reconcile.errors import InputError
 from reconcile.render.findings_json import at_text, key_json
 from reconcile.render.values import times_as_text
@@ -175,7 +175,34 @@ def read_report(path: Path) -> Report:
         raise InputError(
             f"{path / 'findings.parquet'}: a severity is not one of the four"
         ) from error
+    _check_findings(findings, path / "findings.parquet")
     return Report(path, facts, findings, frontiers, marks)
+
+
+def _check_findings(findings: pl.DataFrame, file: Path) -> None:
+    """An InputError (exit 2) naming ``file``, the column and example rows (numbered
+    from 0) unless every finding has a rule this version knows, so a key to be matched
+    by (a rule of another version has no key here: matched by nothing, a report would
+    differ from itself), and evidence that is JSON text or null."""
+    numbered = findings.with_row_index("_row")
+    unknown = numbered.filter(pl.col("rule").is_null() | ~pl.col("rule").is_in(RULES))
+    if unknown.height:
+        shown = ", ".join(
+            f"row {r['_row']}: {r['rule']!r}" for r in unknown.head(3).iter_rows(named=True)
+        )
+        raise InputError(
+            f"{file}: column rule: {unknown.height} finding(s) of no rule this version of"
+            f" reconcile knows ({shown}): diff reports written by one version"
+        )
+    for row, text in numbered.select("_row", "evidence").iter_rows():
+        if text is None:
+            continue
+        try:
+            json.loads(text)
+        except ValueError as error:
+            raise InputError(
+                f"{file}: column evidence: row {row} is not JSON text ({error}): {text[:60]!r}"
+            ) from error
 
 
 @dataclass(frozen=True)

@@ -424,3 +424,38 @@ def test_reports_naming_no_coordinate_type_are_compared_by_their_columns(
     scalar = result.frontiers.filter(pl.col("movement") != "unchanged")  # vectors: unchanged
     assert set(scalar["movement"]) <= {"incomparable"}
     assert result.went_back.is_empty()  # nothing compared value by value
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "said"),
+    [
+        ("rule", "made_up", "column rule: 1 finding(s) of no rule this version"),
+        ("rule", None, "column rule: 1 finding(s) of no rule this version"),
+        ("evidence", "{", "column evidence: row 3 is not JSON text"),
+    ],
+)
+def test_a_finding_diff_cannot_key_or_read_exits_2_naming_it(
+    reports: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    column: str,
+    value: str | None,
+    said: str,
+) -> None:
+    """A finding of a rule this version does not know had a null key, matched by
+    nothing: a report against itself said "new 1, resolved 1" and failed (exit 1); a
+    null rule, or evidence that is not JSON (with --format json), was an internal
+    error (exit 3). Each is a report diff cannot read: exit 2, naming the file, the
+    column and the row."""
+    new = _copy(reports["faults"], tmp_path / "new")
+    file = new / "findings.parquet"
+    frame = pl.read_parquet(file)
+    changed = pl.int_range(pl.len()) == 3
+    frame.with_columns(
+        pl.when(changed).then(pl.lit(value, pl.String)).otherwise(pl.col(column)).alias(column)
+    ).write_parquet(file)
+    for old in (new, reports["faults"]):
+        code, _, err = diff(capsys, str(old), str(new), "--format", "json")
+        assert code == 2, err
+        assert str(file) in err and said in err, err
+        assert "internal error" not in err
