@@ -187,6 +187,8 @@ def test_t_as_iso_text_keeps_datetime_form(literal: str, iso: str) -> None:
         pytest.param("2026-01-01T00:00:05.000000001Z", 1, True, marks=pytest.mark.slow),
         ("2026-01-01T00:00:05.000000001Z", 0, False),  # one nanosecond apart
         ("2026-01-01T01:00:05.0000000010+01:00", 1, True),
+        # an offset no clock has is no time: DuckDB read it as 24 hours, the watermark
+        ("2026-01-02T00:00:05+24:00", 0, False),
     ],
 )
 def test_a_token_is_read_to_the_nanosecond(

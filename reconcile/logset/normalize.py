@@ -60,12 +60,27 @@ RFC3339_PATTERN = (
 )
 
 
+# Text that ends in a time with an offset from UTC no clock has: hours past 23, or
+# minutes or seconds past 59 (RFC 3339 §5.6). DuckDB reads +25:00 as 25 hours, an
+# instant a day away from any the writer meant: such text is no time. The readers'
+# macro rc_no_clock (sql/readers/clock.sql) holds the same pattern.
+NO_CLOCK_OFFSET = (
+    r"[0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]*)?)?\s*[+-]((2[4-9]|[3-9][0-9])(:?[0-9]{2}"
+    r"(:?[0-9]{2})?)?|[0-9]{2}:?[6-9][0-9](:?[0-9]{2})?|[0-9]{2}:?[0-9]{2}:?[6-9][0-9])$"
+)
+
+
 def _zoned_text(text: str) -> str:
     """SQL for the TIMESTAMPTZ a timestamp's text names, to the microsecond (digits
     past the sixth cut); lower-case t and z read as upper (RFC 3339 §5.6). Raises as
-    the cast does on text that is no time, naming the text as written."""
+    the cast does on text that is no time, naming the text as written; text with an
+    offset no clock has (:data:`NO_CLOCK_OFFSET`) is no time."""
+    clocked = (
+        f"CASE WHEN regexp_matches({text}, '{NO_CLOCK_OFFSET}')"
+        f" THEN 'offset of no clock: ' || {text} ELSE {text} END"
+    )
     upper = (
-        f"regexp_replace(regexp_replace({text}, '^([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})t', '\\1T'),"
+        f"regexp_replace(regexp_replace({clocked}, '^([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})t', '\\1T'),"
         " 'z$', 'Z')"
     )
     return f"CAST(regexp_replace({upper}, '(\\.[0-9]{{6}})[0-9]+', '\\1') AS TIMESTAMPTZ)"

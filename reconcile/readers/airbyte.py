@@ -292,6 +292,7 @@ def read_airbyte(folder: str | Path, out: Path) -> dict[str, Any]:
     names = [sync.relative_to(root).as_posix() for sync in syncs]
     try:
         with connect(readable, folders=[out]) as con:
+            con.execute(sql.load("readers/clock")).fetchall()
             # a view takes no bound parameter: the path, ours, quoted
             con.execute(
                 "CREATE TEMP VIEW rc_airbyte_catalog_raw AS SELECT * FROM"

@@ -520,6 +520,7 @@ def read_dlt(path: str | Path, out: Path) -> dict[str, Any]:
     inside(where.extract_folder, readable, fail)
     try:
         with connect(readable, folders=[out]) as con:
+            con.execute(sql.load("readers/clock")).fetchall()
             dataset = _attach(con, where) if where.database is not None else None
             _raw_views(con, where, dataset)
             con.sql(sql.load("readers/dlt_loads")).create("rc_dlt_loads")

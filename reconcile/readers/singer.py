@@ -113,6 +113,7 @@ def read_singer(folder: str | Path, out: Path) -> dict[str, Any]:
     names = [run.relative_to(root).as_posix() for run in runs]
     try:
         with connect(readable, folders=[out]) as con:
+            con.execute(sql.load("readers/clock")).fetchall()
             dated_messages(con, "singer", runs, names)
             if stored is not None:
                 _stored_state(con, root, stored)

@@ -5,14 +5,14 @@ CREATE OR REPLACE TEMP MACRO rc_pred(v) AS v;
 CREATE OR REPLACE TEMP MACRO rc_num(v) AS epoch_ns(v);
 CREATE OR REPLACE TEMP MACRO rc_succ(v) AS v;
 -- rc_token_value: a page token read as a coordinate (§5 token_as_watermark): an
--- RFC 3339 date-time with Z or an offset (either case of T and Z), as a UTC instant
+-- RFC 3339 date-time with Z or an offset a clock has (either case of T and Z), as a UTC instant
 -- to the nanosecond. DuckDB's TIMESTAMPTZ holds microseconds: the fraction is cut
 -- there for the cast and its seventh to ninth digits added back (digits past the
 -- ninth dropped); an instant past the engine's times is no coordinate (NULL).
 CREATE OR REPLACE TEMP MACRO rc_token_value(token) AS
     CASE
         WHEN regexp_full_match(
-            token, '[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})'
+            token, '[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])'
         ) THEN TRY(make_timestamp_ns(
             epoch_ns(TRY_CAST(TRY_CAST(
                 upper(regexp_replace(token, '(\.[0-9]{6})[0-9]+', '\1')) AS TIMESTAMPTZ) AS TIMESTAMP_NS))

@@ -38,7 +38,7 @@ ordered AS (
         -- RFC 3339 (lower-case t and z allowed, §5.6); a time that cannot be read is
         -- refused, never taken as no time
         CASE WHEN l.time_text IS NULL THEN NULL
-             WHEN TRY_CAST(regexp_replace(regexp_replace(l.time_text, '^(\d{4}-\d{2}-\d{2})t', '\1T'), 'z$', 'Z')
+             WHEN rc_no_clock(l.time_text) OR TRY_CAST(regexp_replace(regexp_replace(l.time_text, '^(\d{4}-\d{2}-\d{2})t', '\1T'), 'z$', 'Z')
                            AS TIMESTAMPTZ) IS NULL
                  THEN error(format('{}, line {}: time_extracted "{}" is no RFC 3339 time: when'
                                    || ' the message was extracted cannot be read', r.run, l.line, l.time_text))
