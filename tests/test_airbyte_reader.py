@@ -678,3 +678,21 @@ def test_extract_rows_of_a_stream_no_sync_audits_are_refused(tmp_path: Path, cap
     assert code == 2
     said = " ".join(capsys.readouterr().err.split())
     assert "names stream 'items', which is none of the streams audited (shop.items)" in said
+
+
+@pytest.mark.parametrize(
+    ("emitted", "shown"),
+    [("x", '"x"'), (True, "true"), ({"a": 1}, '{"a":1}'), (-1e15, "-1000000000000000.0")],
+)
+@pytest.mark.parametrize("line", [2, 3])
+def test_an_emitted_at_that_is_no_time_is_refused_by_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], emitted: Any, shown: str, line: int
+) -> None:
+    """Text, a boolean or an object was taken for no time (the record dated as one
+    without one, exit 0); a number past the engine's times, first, was an overflow
+    naming no line, and later was moved up to the previous message's time."""
+    records = [_record("a", 1, 0), _record("b", 2, 1)]
+    records[line - 2]["record"]["emitted_at"] = emitted
+    logs = _logs(tmp_path / "logs", [[*records, _stream_state(2)]])
+    said = _refused(logs, tmp_path, capsys)
+    assert f"sync-001.jsonl, line {line}: emitted_at {shown} is no time" in said

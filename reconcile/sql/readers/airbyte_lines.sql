@@ -5,16 +5,16 @@
 -- order; $reads: the same, as DuckDB reads each as itself (db.glob_literal); $names:
 -- each file's name as shown (relative to the folder).
 -- rc_airbyte_messages keeps the RECORDs and STATEs, with their times
--- (message_times.sql).
+-- (message_times.sql). An emitted_at that is no number, or one past the times the
+-- engine holds (1677 to 2262), is refused by its sync and line: it was taken for no
+-- time, the record dated as one without.
 WITH scanned AS (
     SELECT
         row_number() OVER () AS seq,  -- the files' lines in order, file after file
         filename AS __file,
         type, record, state,
-        coalesce(
-            TRY_CAST(json_extract_string(record, '$.emitted_at') AS DOUBLE),
-            TRY_CAST(json_extract_string(trace, '$.emitted_at') AS DOUBLE)
-        ) AS emitted_ms
+        coalesce(json_extract(record, '$.emitted_at'), json_extract(trace, '$.emitted_at'))
+            AS emitted
     FROM read_json(
         $reads,
         format = 'newline_delimited',
@@ -30,6 +30,15 @@ lines AS (
 syncs AS (
     SELECT unnest($files) AS __file, unnest($names) AS sync, generate_subscripts($files, 1) AS sync_no
 )
-SELECT s.sync_no, s.sync, l.line, l.type, l.record, l.state, l.emitted_ms
+SELECT s.sync_no, s.sync, l.line, l.type, l.record, l.state,
+    CASE
+        WHEN l.emitted IS NULL OR json_type(l.emitted) = 'NULL' THEN NULL
+        WHEN json_type(l.emitted) NOT IN ('UBIGINT', 'BIGINT', 'DOUBLE')
+          OR abs(CAST(l.emitted AS DOUBLE)) >= 9.2e12
+            THEN error(format('{}, line {}: emitted_at {} is no time (milliseconds since 1970,'
+                              || ' 1677 to 2262): when the message was emitted cannot be read',
+                              s.sync, l.line, left(CAST(l.emitted AS VARCHAR), 60)))
+        ELSE CAST(l.emitted AS DOUBLE)
+    END AS emitted_ms
 FROM lines AS l
 JOIN syncs AS s USING (__file)
