@@ -696,3 +696,14 @@ def test_an_emitted_at_that_is_no_time_is_refused_by_its_line(
     logs = _logs(tmp_path / "logs", [[*records, _stream_state(2)]])
     said = _refused(logs, tmp_path, capsys)
     assert f"sync-001.jsonl, line {line}: emitted_at {shown} is no time" in said
+
+
+def test_a_record_the_cursor_cannot_read_is_refused_by_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Text among timestamps gave a receipt with no position, refused as the reader's
+    log set, naming no sync or line."""
+    records = [_record("a", "2026-01-01T00:00:00Z", 0), _record("b", "soon", 1)]
+    logs = _logs(tmp_path / "logs", [[*records, _stream_state("2026-01-01T00:00:00Z")]])
+    said = _refused(logs, tmp_path, capsys)
+    assert 'the RECORD at sync-001.jsonl line 3 (stream items) has cursor value "soon"' in said

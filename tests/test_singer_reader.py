@@ -181,10 +181,27 @@ def test_a_stream_without_a_replication_key_is_refused(tmp_path: Path, capsys: A
 
 
 def test_cursors_of_two_kinds_are_refused(tmp_path: Path, capsys: Any) -> None:
+    """The refusal shows the first value of each kind, by its run and line (it named
+    neither: one 2.0 among integers was to be searched for by hand)."""
     messages = [SCHEMA, _record("a", 1), _record("b", 1.5), _state(1)]
     code, said = _audit(tmp_path, messages, capsys)
     assert code == 2
     assert "a log set has one coordinate type" in said
+    assert "(the first decimal: run-1.jsonl, line 3: 1.5;" in said
+    assert "the first integer: run-1.jsonl, line 2: 1)" in said
+
+
+@pytest.mark.parametrize("value", ["not a time", 18446744073709551616])
+def test_a_record_the_cursor_cannot_read_is_refused_by_its_line(
+    tmp_path: Path, capsys: Any, value: Any
+) -> None:
+    """An integer past 64 bits, or text among timestamps, gave a receipt with no
+    position, refused as the reader's log set, naming no run or line."""
+    first = "2026-02-01T00:00:00Z" if isinstance(value, str) else 1
+    messages = [SCHEMA, _record("a", first), _record("b", value), _state(first)]
+    code, said = _audit(tmp_path, messages, capsys)
+    assert code == 2
+    assert f'the RECORD at run-1.jsonl line 3 (stream items) has u "{value}"' in said
 
 
 @pytest.mark.parametrize("value", ["not a time", 18446744073709551615, 99999999999999999999])
@@ -453,9 +470,9 @@ def test_an_extract_row_the_reader_cannot_place_is_named_by_its_line(
 def test_tables_that_break_the_contract_are_named_in_the_artifacts_words(
     tmp_path: Path, capsys: Any
 ) -> None:
-    """A timestamp cursor that is no time gives a receipt with no position: the log set
-    the reader made is invalid, and the message names the artifacts, the table and the
-    column, never the reader's temporary folder."""
+    """A timestamp cursor that is no time is refused by its run and line (it gave a
+    receipt with no position, refused as the reader's log set, naming no line), never
+    naming the reader's temporary folder."""
     schema = {**SCHEMA, "schema": {"properties": {"id": {"type": "string"}}}}
     messages = [
         schema,
@@ -465,7 +482,7 @@ def test_tables_that_break_the_contract_are_named_in_the_artifacts_words(
     ]
     code, said = _audit(tmp_path, messages, capsys)
     assert code == 2
-    assert "read by the singer reader, gives rows the contract refuses (receipts.position" in said
+    assert 'the RECORD at run-1.jsonl line 3 (stream items) has u "soon", which is not' in said
     assert "reconcile-source-" not in said
 
 

@@ -46,16 +46,22 @@ def kinds_text(kinds: set[str]) -> str:
 
 
 def cursor_kind(con: duckdb.DuckDBPyConnection, query: str, fail: Fail, values: str) -> str:
-    """``int`` where every cursor value ``query`` lists (their JSON types) is an
-    integer, ``time`` where every one is text; else refused, naming the ``values``."""
-    kinds = {row[0] for row in con.execute(sql.load(query)).fetchall()}
+    """``int`` where every cursor value ``query`` lists (their JSON types, each with
+    its first value and where it is) is an integer, ``time`` where every one is text;
+    else refused, naming the ``values`` and the first of each kind."""
+    examples = dict(con.execute(sql.load(query)).fetchall())
+    kinds = set(examples)
     if kinds <= {"BIGINT", "UBIGINT"}:
         return "int"
     if kinds <= {"VARCHAR"}:
         return "time"
+    shown: dict[str, str] = {}
+    for kind in sorted(kinds):  # BIGINT and UBIGINT both integers: one shown
+        shown.setdefault(JSON_KINDS.get(kind, kind.lower()).rstrip("s"), examples[kind])
+    firsts = "; ".join(f"the first {word}: {where}" for word, where in shown.items())
     raise fail(
-        f"{values} are {kinds_text(kinds)}: a log set has one coordinate type, integers or"
-        " timestamps (ISO text)"
+        f"{values} are {kinds_text(kinds)} ({firsts}): a log set has one coordinate type,"
+        " integers or timestamps (ISO text)"
     )
 
 

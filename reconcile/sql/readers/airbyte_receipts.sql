@@ -8,8 +8,18 @@ SELECT
         list_transform(s.key_paths, lambda p: json_extract_string(json_extract(m.record, '$.data'), p)),
         '|'
     ) AS event_id,
-    rc_source_cursor(json_extract_string(json_extract(m.record, '$.data'), s.cursor_path))
-        AS position,
+    -- a value the cursor's reading cannot read (a timestamp that is no time, an
+    -- integer past 64 bits) is refused by its sync and line
+    CASE
+        WHEN json_extract_string(json_extract(m.record, '$.data'), s.cursor_path) IS NOT NULL
+             AND rc_source_cursor(json_extract_string(json_extract(m.record, '$.data'), s.cursor_path)) IS NULL
+            THEN error(format(
+                'the RECORD at {} line {} (stream {}) has cursor value "{}", which is not a value'
+                || ' of the kind the stream''s cursor holds: where it lies cannot be read',
+                m.sync, m.line, s.stream,
+                left(json_extract_string(json_extract(m.record, '$.data'), s.cursor_path), 60)))
+        ELSE rc_source_cursor(json_extract_string(json_extract(m.record, '$.data'), s.cursor_path))
+    END AS position,
     'committed' AS outcome,
     CAST(NULL AS BOOLEAN) AS eligibility_stable,
     m.sync AS attempt_id,

@@ -14,7 +14,18 @@ SELECT
     coalesce(rc_partition_of(pk.keys, record), stream) AS partition_id,
     array_to_string(list_transform(key_properties, lambda k: json_extract_string(fields[k], '$')), '|')
         AS event_id,
-    rc_source_cursor(json_extract_string(fields[replication_key], '$')) AS position,
+    -- a value the cursor's reading cannot read (a timestamp that is no time, an
+    -- integer past 64 bits) is refused by its run and line
+    CASE
+        WHEN json_extract_string(fields[replication_key], '$') IS NOT NULL
+             AND rc_source_cursor(json_extract_string(fields[replication_key], '$')) IS NULL
+            THEN error(format(
+                'the RECORD at {} line {} (stream {}) has {} "{}", which is not a value of the'
+                || ' kind its replication key holds: where it lies cannot be read',
+                run, line, stream, replication_key,
+                left(json_extract_string(fields[replication_key], '$'), 60)))
+        ELSE rc_source_cursor(json_extract_string(fields[replication_key], '$'))
+    END AS position,
     'committed' AS outcome,
     CAST(NULL AS BOOLEAN) AS eligibility_stable,
     run AS attempt_id,
