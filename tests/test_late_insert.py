@@ -170,7 +170,7 @@ def late_findings(folder: Path, won: Won, snapshot: Rows) -> dict[tuple[str, str
     """(partition, event) -> generation of the audit's late_insert findings."""
     path = write_logset(folder, _tables(won, snapshot))
     with open_logset(path) as logset:
-        findings = audit(logset).findings.to_dicts()
+        findings = audit(logset, timelines=False).findings.to_dicts()
     return {
         (f["partition_id"], f["event_id"]): f["generation"]
         for f in findings
