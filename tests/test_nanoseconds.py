@@ -359,13 +359,16 @@ def test_report_files_name_a_findings_time_to_the_nanosecond(
         ("2026-01-01t01:00:05.123456789+01:00", at_ns(5, 123_456_789)),
         ("2026-01-01 00:00:05", at_ns(5)),
         ("42", None),  # no timestamp: refused by the readers, never guessed
+        ("2026-01-01T00:00:05+25:00", None),  # an offset no clock has: no time
     ],
 )
 def test_a_framework_cursor_keeps_its_nanoseconds(cursor: str, nanos: int | None) -> None:
     """The Singer, dlt and Airbyte readers read a cursor's text with
-    rc_source_cursor (reconcile/sql/readers/cursor_time.sql)."""
+    rc_source_cursor (reconcile/sql/readers/cursor_time.sql, which calls rc_no_clock
+    of readers/clock, installed first)."""
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
+    con.execute(load("readers/clock"))
     con.execute(load("readers/cursor_time"))
     row = con.execute("SELECT epoch_ns(rc_source_cursor($c))", {"c": cursor}).fetchone()
     assert row is not None and row[0] == nanos

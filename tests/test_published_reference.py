@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from reconcile import open_logset
@@ -30,7 +30,7 @@ rows = st.lists(
             "epoch": st.sampled_from([None, 1, 2]),
             "kind": st.sampled_from(["scalar", "scalar", "scalar", "vector"]),
             "frontier": st.one_of(st.none(), st.integers(0, 6)),
-            "frontier_inclusive": st.booleans(),
+            "frontier_inclusive": st.sampled_from([True, False, None]),
         }
     ),
     max_size=12,
@@ -51,8 +51,13 @@ def _published(drawn: list[Row]) -> list[Row]:
     ]
 
 
+def _inclusive(row: Row) -> bool:
+    return True if row["frontier_inclusive"] is None else bool(row["frontier_inclusive"])
+
+
 def _reference(published: list[Row], as_of: datetime) -> set[datetime]:
-    """The instants at which a scalar went below the highest earlier one."""
+    """The instants at which a scalar went below the highest earlier one; an unknown
+    endpoint read as inclusive on either side (docs/contract.md §8)."""
     scalars = [
         {**r, "epoch": 1 if r["epoch"] is None else r["epoch"]}
         for r in published
@@ -62,11 +67,11 @@ def _reference(published: list[Row], as_of: datetime) -> set[datetime]:
     for p in scalars:
         if p["frontier"] is None:
             continue
-        mine = Certificate(p["frontier"], p["frontier_inclusive"])
+        mine = Certificate(p["frontier"], _inclusive(p))
         for q in scalars:
             if q["epoch"] != p["epoch"] or not q["published_at"] < p["published_at"]:
                 continue
-            earlier = Certificate(q["frontier"], q["frontier_inclusive"])
+            earlier = Certificate(q["frontier"], _inclusive(q))
             if compare(mine, earlier, Domain.DISCRETE) < 0:
                 fired.add(p["published_at"])
     return fired
@@ -75,6 +80,34 @@ def _reference(published: list[Row], as_of: datetime) -> set[datetime]:
 @pytest.mark.slow
 @settings(max_examples=examples(60), deadline=None)
 @given(drawn=rows, cut=st.one_of(st.none(), st.integers(1, 6)))
+# an unknown endpoint is inclusive on either side: 5 unknown after 5 exclusive is no
+# regression, 5 exclusive after 5 unknown is one
+@example(
+    drawn=[
+        {
+            "published_at": 1.0,
+            "epoch": None,
+            "kind": "scalar",
+            "frontier": 5,
+            "frontier_inclusive": False,
+        },
+        {
+            "published_at": 2.0,
+            "epoch": None,
+            "kind": "scalar",
+            "frontier": 5,
+            "frontier_inclusive": None,
+        },
+        {
+            "published_at": 3.0,
+            "epoch": None,
+            "kind": "scalar",
+            "frontier": 5,
+            "frontier_inclusive": False,
+        },
+    ],
+    cut=None,
+)
 def test_published_regressed_matches_the_reference(drawn: list[Row], cut: int | None) -> None:
     published = _published(drawn)
     tables: dict[str, list[Row]] = {"checkpoints": [checkpoint("p0", 1, 3, written=7)]}

@@ -3,8 +3,8 @@
 -- TIMESTAMPTZ, which reads the offset, holds microseconds: the fraction is cut there for the
 -- cast and its seventh to ninth digits added back (digits past the ninth dropped), so a cursor
 -- keeps its nanoseconds; lower-case t and z read as upper (RFC 3339 §5.6). NULL where the text
--- is no timestamp (an offset no clock has included: readers/clock), or one past the times
--- the engine holds.
+-- is no timestamp (an offset no clock has included: rc_no_clock, of readers/clock, which
+-- each reader installs first), or one past the times the engine holds.
 CREATE OR REPLACE TEMP MACRO rc_source_cursor(t) AS
     CASE WHEN NOT rc_no_clock(t) THEN TRY(make_timestamp_ns(
         epoch_ns(TRY_CAST(upper(regexp_replace(t, '(\.[0-9]{6})[0-9]+', '\1')) AS TIMESTAMPTZ))
