@@ -78,7 +78,7 @@ def _reference(published: list[Row], as_of: datetime) -> set[datetime]:
 
 
 @pytest.mark.slow
-@settings(max_examples=examples(60), deadline=None)
+@settings(max_examples=examples(45), deadline=None)
 @given(drawn=rows, cut=st.one_of(st.none(), st.integers(1, 6)))
 # an unknown endpoint is inclusive on either side: 5 unknown after 5 exclusive is no
 # regression, 5 exclusive after 5 unknown is one

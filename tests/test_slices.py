@@ -70,7 +70,7 @@ def sliced(per_slice: int) -> Iterator[None]:
 
 # Hypothesis: whole and sliced audits of many log sets; outside the fast tier.
 @pytest.mark.slow
-@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=logsets(), cut=st.one_of(st.none(), st.integers(0, 12)))
 def test_slices_change_nothing_on_random_log_sets(case: dict[str, Any], cut: int | None) -> None:
     """A random log set (every table of the contract, mutated orderings, snapshots,

@@ -113,7 +113,8 @@ def test_as_of_equals_the_log_set_cut_at_that_time(case: dict[str, Any], cut: in
                 assert before[name] == value, (row["partition_id"], name)
 
 
-@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 30 examples: each audits the log set at up to 14 instants (85 s for 40 in CI)
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=logsets())
 def test_certificates_at_any_instant_equal_the_as_of_result(case: dict[str, Any]) -> None:
     """The time-aware evaluator gives, at every instant, what watermarks(as_of=t)
