@@ -698,6 +698,15 @@ def test_an_emitted_at_that_is_no_time_is_refused_by_its_line(
     assert f"sync-001.jsonl, line {line}: emitted_at {shown} is no time" in said
 
 
+def test_an_emitted_at_written_as_text_of_a_number_is_read(tmp_path: Path) -> None:
+    records = [_record("a", 1, 0), _record("b", 2, 1)]
+    records[1]["record"]["emitted_at"] = str(MS + 1)
+    logs = _logs(tmp_path / "logs", [[*records, _stream_state(2)]])
+    _, tables = _read(logs, tmp_path)
+    got = tables["receipts"].sort("event_id")["recorded_at"].dt.epoch("ms").to_list()
+    assert got == [MS, MS + 1]
+
+
 def test_a_record_the_cursor_cannot_read_is_refused_by_its_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

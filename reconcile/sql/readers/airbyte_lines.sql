@@ -33,12 +33,13 @@ syncs AS (
 SELECT s.sync_no, s.sync, l.line, l.type, l.record, l.state,
     CASE
         WHEN l.emitted IS NULL OR json_type(l.emitted) = 'NULL' THEN NULL
-        WHEN json_type(l.emitted) NOT IN ('UBIGINT', 'BIGINT', 'DOUBLE')
-          OR abs(CAST(l.emitted AS DOUBLE)) >= 9.2e12
+        -- a number, or text that is one ("1767225600000")
+        WHEN coalesce(abs(TRY_CAST(json_extract_string(l.emitted, '$') AS DOUBLE)) >= 9.2e12, true)
+          OR json_type(l.emitted) NOT IN ('UBIGINT', 'BIGINT', 'DOUBLE', 'VARCHAR')
             THEN error(format('{}, line {}: emitted_at {} is no time (milliseconds since 1970,'
                               || ' 1677 to 2262): when the message was emitted cannot be read',
                               s.sync, l.line, left(CAST(l.emitted AS VARCHAR), 60)))
-        ELSE CAST(l.emitted AS DOUBLE)
+        ELSE TRY_CAST(json_extract_string(l.emitted, '$') AS DOUBLE)
     END AS emitted_ms
 FROM lines AS l
 JOIN syncs AS s USING (__file)
