@@ -108,3 +108,16 @@ def test_clean_runs_have_no_error(tmp_path: Path, options: SimOptions) -> None:
     with open_logset(path) as logset:
         result = audit(logset)
     assert result.at_or_above("error") == 0, result.findings
+
+
+@pytest.mark.parametrize("seed", [1, 11])
+def test_an_unknown_endpoint_on_a_claim_planned_in_exclusive_form(
+    tmp_path: Path, seed: int
+) -> None:
+    """The simulator stated the faulted claim as exclusive v + 1 and dropped its endpoint:
+    read as inclusive (§4.11), the claim was one event more, an overclaim truth.json
+    did not list (found by a probe at these seeds). It now states the claim inclusive."""
+    options = SimOptions(
+        seed=seed, partitions=3, events=240, page_size=20, faults=("unknown_endpoint",)
+    )
+    check(simulate(tmp_path / "sim", options).path)

@@ -495,6 +495,10 @@ def _unknown_tweak(pages: Pages, ctx: FaultContext) -> Tweaks:
 def _unknown_apply(plan: Plan, ctx: FaultContext) -> Injected:
     w = plan.write_of_page(plan.last_nonempty_page())
     plan.writes.unknown_endpoint[w] = True
+    # the claim stated as its inclusive value: an unknown endpoint reads as inclusive
+    # (§4.11), and v + 1 of the exclusive form so read claims one event more, an
+    # overclaim the truth would not list
+    plan.writes.exclusive_form[w] = False
     return _record(
         "unknown_endpoint",
         "the last page's checkpoint is written without watermark_inclusive",
