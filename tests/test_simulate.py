@@ -15,6 +15,7 @@ from reconcile.cli import main
 from reconcile.errors import UsageError
 from reconcile.simulate import FAULTS, SimOptions, simulate
 from reconcile.simulate.options import SCOPE_FAULTS, Eligibility, Evidence, Membership
+from tests.test_audit_truth import check
 
 SMALL = {"partitions": 4, "events": 2400}
 
@@ -272,3 +273,21 @@ def test_a_size_too_small_is_refused_with_the_size_needed(
     assert code == 2
     assert "--fault stale_owner:" in err and "600 events of --events 2400" in err
     assert not (tmp_path / "c").exists()
+
+
+@pytest.mark.parametrize("fault", ["inflated_watermark", "empty_page_no_finality", "observed_max"])
+def test_a_fault_a_snapshot_would_hide_is_refused_with_snapshot_evidence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fault: str
+) -> None:
+    """Its overclaim is judged against page finality; with --evidence snapshot the
+    snapshot's bounds proved the claim, the audit found nothing, and truth.json listed
+    an overclaim all the same (found by a probe). With mixed evidence the fault goes to
+    the first scope, read by receipts, and the audit finds what truth.json lists."""
+    args = ["simulate", str(tmp_path / "s"), "--events", "2400", "--fault", fault]
+    assert main([*args, "--evidence", "snapshot"]) == 2
+    err = capsys.readouterr().err
+    assert f"fault(s) {fault} overclaim against the provider's page finality" in err
+    assert not (tmp_path / "s").exists()
+    assert main([*args, "--evidence", "mixed", "--scopes", "2", "--seed", "3"]) == 0
+    capsys.readouterr()
+    check(tmp_path / "s")

@@ -49,6 +49,10 @@ FAULTS: dict[str, str] = {
 MEMBERSHIP_FAULTS = frozenset({"unproven_membership", "cutover_overclaim"})
 PUBLISHER_FAULTS = frozenset({"published_overclaim", "published_regression"})
 SCOPE_FAULTS = MEMBERSHIP_FAULTS | PUBLISHER_FAULTS
+# partition faults whose overclaim is judged against the provider's page finality: a
+# scope with snapshot evidence has its snapshot_bounds instead, which the simulator
+# writes through the whole range, so they would prove every claim and show nothing
+FINALITY_FAULTS = frozenset({"inflated_watermark", "empty_page_no_finality", "observed_max"})
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,14 @@ class SimOptions:
             raise UsageError(f"--page-size must be at least 1, not {self.page_size}")
         if not 0 <= self.seed < 2**63:
             raise UsageError(f"--seed must be a whole number from 0 to 2**63 - 1, not {self.seed}")
+        unseen = sorted(FINALITY_FAULTS & set(self.faults))
+        if unseen and self.evidence is Evidence.SNAPSHOT:
+            raise UsageError(
+                f"fault(s) {', '.join(unseen)} overclaim against the provider's page finality,"
+                " which a snapshot's bounds replace: with --evidence snapshot they prove every"
+                " claim, and the audit finds nothing (give --evidence receipts or mixed: the"
+                " partition faults go to the first scope, which mixed reads by receipts)"
+            )
         needed = len([f for f in self.faults if f not in SCOPE_FAULTS]) + 2
         if self.partitions < needed:
             raise UsageError(
