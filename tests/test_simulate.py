@@ -291,3 +291,15 @@ def test_a_fault_a_snapshot_would_hide_is_refused_with_snapshot_evidence(
     assert main([*args, "--evidence", "mixed", "--scopes", "2", "--seed", "3"]) == 0
     capsys.readouterr()
     check(tmp_path / "s")
+
+
+def test_a_stall_in_one_scope_of_several_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The stall moved T half an hour on, and every other scope's finished partitions
+    held their claimed frontier until it: the audit rightly reported them stalled, and
+    truth.json did not (found by a probe)."""
+    args = ["simulate", str(tmp_path / "s"), "--events", "2400", "--fault", "stalled_partition"]
+    assert main([*args, "--scopes", "2"]) == 2
+    assert "fault stalled_partition needs --scopes 1" in capsys.readouterr().err
+    assert main(args) == 0

@@ -99,6 +99,11 @@ class SimOptions:
                 " claim, and the audit finds nothing (give --evidence receipts or mixed: the"
                 " partition faults go to the first scope, which mixed reads by receipts)"
             )
+        if "stalled_partition" in self.faults and self.scopes > 1:
+            raise UsageError(
+                "fault stalled_partition needs --scopes 1: its stall moves the end of the log"
+                " set, and the other scopes' finished partitions would stall until it as well"
+            )
         needed = len([f for f in self.faults if f not in SCOPE_FAULTS]) + 2
         if self.partitions < needed:
             raise UsageError(
