@@ -34,6 +34,7 @@ from reconcile.engine.registry import PARTITION_INPUTS, PARTITION_PHASE, REGISTR
 from reconcile.errors import InvalidLogSet, ResourceError, UsageError
 from reconcile.simulate import FAULTS, SimOptions, simulate
 from reconcile.simulate.options import (
+    FINALITY_FAULTS,
     MEMBERSHIP_FAULTS,
     Eligibility,
     Evidence,
@@ -247,16 +248,24 @@ def _options(seed: int) -> SimOptions:
     faults = [f for f in FAULTS if f not in MEMBERSHIP_FAULTS]
     if membership is not Membership.NONE:
         faults.extend(MEMBERSHIP_FAULTS)
+    scopes = rng.randint(2, 3)
+    coordinate = rng.choice(["int64", "timestamp"])
+    evidence = rng.choice(list(Evidence))
+    eligibility = rng.choice(list(Eligibility))
+    drawn = rng.sample(faults, 3)
+    # faults the simulator refuses here (SimOptions.check) are left out of the draw:
+    # stalled_partition with several scopes, finality faults with a snapshot
+    refused = {"stalled_partition"} | (FINALITY_FAULTS if evidence is Evidence.SNAPSHOT else set())
     return SimOptions(
         seed=seed,
-        scopes=rng.randint(2, 3),
+        scopes=scopes,
         partitions=6,
         events=6000,
-        coordinate=rng.choice(["int64", "timestamp"]),
-        evidence=rng.choice(list(Evidence)),
+        coordinate=coordinate,
+        evidence=evidence,
         membership=membership,
-        eligibility=rng.choice(list(Eligibility)),
-        faults=tuple(rng.sample(faults, 3)),
+        eligibility=eligibility,
+        faults=tuple(f for f in drawn if f not in refused),
     )
 
 
